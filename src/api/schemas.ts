@@ -1,0 +1,234 @@
+/**
+ * Wire schemas of the native `/v1` API: request bodies, query strings and records. One zod schema
+ * per shape gives validation, the TypeScript type and (later) the OpenAPI document.
+ */
+import { z } from "zod";
+import { InferenceParamsSchema, RetrySchema } from "../config/schema.ts";
+
+/** Identifier chosen by a client (session, run, message): printable, no slashes, bounded. */
+export const ClientIdSchema = z.string().min(1).max(128).regex(
+  /^[A-Za-z0-9][A-Za-z0-9._:\-]*$/,
+  "must start with a letter or digit and hold only letters, digits, '.', '_', ':' and '-'",
+);
+
+/** A text part: the spec's shown content part type. */
+export const TextPartSchema = z.object({ type: z.literal("text"), value: z.string() }).strict();
+/** A structured JSON part (our addition; A2A data parts map onto it). */
+export const DataPartSchema = z.object({ type: z.literal("data"), value: z.unknown() }).strict();
+/** A content part of a message. */
+export const PartSchema = z.discriminatedUnion("type", [TextPartSchema, DataPartSchema]);
+
+/** A tool call requested by the model, as stored on an assistant message. */
+export const ToolCallSchema = z.object({
+  id: z.string().min(1),
+  name: z.string().min(1),
+  arguments: z.record(z.string(), z.unknown()),
+}).strict();
+
+/** Message roles the native API accepts and returns. */
+export const RoleSchema = z.enum(["user", "assistant", "system", "tool"]);
+
+/** Message input (spec: role + content parts), with our optional fields for tool traffic. */
+export const MessageInputSchema = z.object({
+  message_id: ClientIdSchema.optional(),
+  role: RoleSchema,
+  content: z.array(PartSchema),
+  /** Assistant messages only: the tool calls the assistant made. */
+  tool_calls: z.array(ToolCallSchema).optional(),
+  /** Tool messages only: the call this message answers. */
+  tool_call_id: z.string().min(1).optional(),
+}).strict();
+
+/** A stored message. */
+export const MessageSchema = z.object({
+  message_id: z.string(),
+  session_id: z.string(),
+  run_id: z.string().nullable(),
+  role: RoleSchema,
+  content: z.array(PartSchema),
+  tool_calls: z.array(ToolCallSchema).optional(),
+  tool_call_id: z.string().optional(),
+  created_at: z.string(),
+});
+
+/** A session record. */
+export const SessionSchema = z.object({
+  session_id: z.string(),
+  created_at: z.string(),
+  updated_at: z.string(),
+  metadata: z.record(z.string(), z.unknown()),
+});
+
+/** Body of `POST /v1/sessions`. */
+export const SessionCreateSchema = z.object({
+  session_id: ClientIdSchema.nullish(),
+  metadata: z.record(z.string(), z.unknown()).nullish(),
+}).strict();
+
+/** Run statuses of the spec. */
+export const RunStatusSchema = z.enum([
+  "running",
+  "completed",
+  "failed",
+  "interrupted",
+  "cancelled",
+]);
+
+/** Error payload of a failed or interrupted run. */
+export const RunErrorSchema = z.object({
+  code: z.string(),
+  message: z.string(),
+  provider: z.string().optional(),
+  model: z.string().optional(),
+  attempts: z.number().int().optional(),
+});
+
+/** A run record. */
+export const RunSchema = z.object({
+  run_id: z.string(),
+  session_id: z.string(),
+  tenant_id: z.string(),
+  status: RunStatusSchema,
+  created_at: z.string(),
+  updated_at: z.string(),
+  /** The checkpoint the run started from (null for a session's first run). */
+  parent_checkpoint_id: z.string().nullable(),
+  /** The run's latest checkpoint. */
+  checkpoint_id: z.string().nullable(),
+  result: z.unknown().nullable(),
+  interrupt_payload: z.record(z.string(), z.unknown()).nullable(),
+  error: RunErrorSchema.nullable(),
+});
+
+/** The state a checkpoint saves. */
+export const CheckpointStateSchema = z.object({
+  messages: z.array(MessageSchema),
+  context: z.record(z.string(), z.unknown()).nullable(),
+  pending_tool_calls: z.array(z.record(z.string(), z.unknown())),
+  step: z.number().int(),
+});
+
+/** A checkpoint record. */
+export const CheckpointSchema = z.object({
+  checkpoint_id: z.string(),
+  session_id: z.string(),
+  run_id: z.string().nullable(),
+  parent_id: z.string().nullable(),
+  step: z.number().int(),
+  created_at: z.string(),
+  state: CheckpointStateSchema,
+});
+
+/** The spec's ModelConfigOverride. */
+export const ModelConfigOverrideSchema = z.object({
+  provider: z.string().min(1).nullish(),
+  model: z.string().min(1).nullish(),
+  inference_params: InferenceParamsSchema.nullish(),
+}).strict();
+
+/** The spec's ModelConfig. */
+export const ModelConfigSchema = z.object({
+  override: ModelConfigOverrideSchema.nullish(),
+  timeout: z.number().int().positive().max(3_600_000).nullish(),
+  retry: RetrySchema.nullish(),
+}).strict();
+
+/** The spec's CapabilityOverride. */
+export const CapabilityOverrideSchema = z.discriminatedUnion("strategy", [
+  z.object({ strategy: z.literal("inherit") }).strict(),
+  z.object({ strategy: z.literal("extend"), capabilities: z.array(z.string().min(1)) }).strict(),
+  z.object({ strategy: z.literal("replace"), capabilities: z.array(z.string().min(1)) }).strict(),
+]);
+
+/** The spec's ContextVar. */
+export const ContextVarSchema = z.object({
+  description: z.string(),
+  value: z.string(),
+}).strict();
+
+/** The spec's ToolDefinition (a client-defined tool). */
+export const ToolDefinitionSchema = z.object({
+  name: z.string().min(1).max(128).regex(/^[A-Za-z0-9_\-]+$/, "letters, digits, '_' and '-'"),
+  description: z.string(),
+  parameters: z.record(z.string(), z.unknown()),
+}).strict();
+
+/** The run request body of `POST /v1/runs` and `POST /v1/runs/start`. */
+export const RunRequestSchema = z.object({
+  session_id: ClientIdSchema.nullish(),
+  run_id: ClientIdSchema.nullish(),
+  checkpoint_id: z.string().min(1).nullish(),
+  resume_payload: z.record(z.string(), z.unknown()).nullish(),
+  model: ModelConfigSchema.nullish(),
+  capability_override: CapabilityOverrideSchema.nullish(),
+  messages: z.array(MessageInputSchema).min(1),
+  context_vars: z.array(ContextVarSchema).nullish(),
+  context: z.record(z.string(), z.unknown()).nullish(),
+  tools: z.array(ToolDefinitionSchema).nullish(),
+}).strict();
+
+/** Response of `POST /v1/runs/start`. */
+export const RunStartedSchema = z.object({ run_id: z.string(), session_id: z.string() });
+
+/** Paging query parameters shared by every list endpoint. */
+export const PageQuerySchema = z.object({
+  per_page: z.coerce.number({ error: "must be an integer" }).int("must be an integer").min(1)
+    .max(1000).default(100),
+  page: z.string().min(1).nullish(),
+});
+
+/** List envelope of the spec. */
+export const listEnvelope = <T extends z.ZodType>(item: T) =>
+  z.object({ items: z.array(item), count: z.number().int(), next_page: z.string().nullable() });
+
+/** Generic error body. */
+export const ErrorBodySchema = z.object({ code: z.number().int(), message: z.string() });
+/** Validation error body. */
+export const ValidationErrorBodySchema = z.object({
+  code: z.number().int(),
+  fields: z.array(z.object({
+    field: z.string(),
+    errors: z.array(z.object({
+      code: z.string(),
+      message: z.string().optional(),
+      params: z.record(z.string(), z.unknown()).optional(),
+    })),
+  })),
+});
+
+/** A message part. */
+export type Part = z.infer<typeof PartSchema>;
+/** A tool call on an assistant message. */
+export type ToolCall = z.infer<typeof ToolCallSchema>;
+/** Message input. */
+export type MessageInput = z.infer<typeof MessageInputSchema>;
+/** A stored message. */
+export type Message = z.infer<typeof MessageSchema>;
+/** A session record. */
+export type Session = z.infer<typeof SessionSchema>;
+/** A run status. */
+export type RunStatus = z.infer<typeof RunStatusSchema>;
+/** A run's error payload. */
+export type RunError = z.infer<typeof RunErrorSchema>;
+/** A run record. */
+export type Run = z.infer<typeof RunSchema>;
+/** What a checkpoint saves. */
+export type CheckpointState = z.infer<typeof CheckpointStateSchema>;
+/** A checkpoint record. */
+export type Checkpoint = z.infer<typeof CheckpointSchema>;
+/** Per-run model configuration. */
+export type ModelConfig = z.infer<typeof ModelConfigSchema>;
+/** Per-run capability override. */
+export type CapabilityOverride = z.infer<typeof CapabilityOverrideSchema>;
+/** A context variable. */
+export type ContextVar = z.infer<typeof ContextVarSchema>;
+/** A client-defined tool. */
+export type ToolDefinition = z.infer<typeof ToolDefinitionSchema>;
+/** A validated run request. */
+export type RunRequest = z.infer<typeof RunRequestSchema>;
+/** A page of records. */
+export interface Page<T> {
+  items: T[];
+  count: number;
+  next_page: string | null;
+}

@@ -1,0 +1,183 @@
+/**
+ * The manifest schema: one zod schema that validates a normalized manifest (HCL or JSON) and
+ * gives the typed configuration the rest of the program reads.
+ *
+ * Normalized form: single blocks (`agent`, `runtime`, `http_server`, ...) are objects; labelled
+ * blocks (`capability "name"`, `tool "name"`) are records keyed by label.
+ */
+import { z } from "zod";
+
+/** Inference parameters of the spec's InferenceParams type; every field optional. */
+export const InferenceParamsSchema = z.object({
+  max_tokens: z.number().int().positive().nullish(),
+  temperature: z.number().nullish(),
+  top_p: z.number().nullish(),
+  top_k: z.number().int().nullish(),
+  stop_sequences: z.array(z.string()).nullish(),
+  frequency_penalty: z.number().nullish(),
+  presence_penalty: z.number().nullish(),
+  seed: z.number().int().nullish(),
+  provider_params: z.record(z.string(), z.unknown()).nullish(),
+}).strict();
+
+/** Retry policy for establishing the model response stream (spec: ModelConfigRetry). */
+export const RetrySchema = z.object({
+  max_attempts: z.number().int().min(1).max(100),
+  initial_backoff: z.number().int().min(0).max(600_000),
+  max_backoff: z.number().int().min(0).max(3_600_000),
+}).strict().refine((r) => r.max_backoff >= r.initial_backoff, {
+  message: "max_backoff must be at least initial_backoff",
+  path: ["max_backoff"],
+});
+
+/** The agent's model block. */
+export const ModelBlockSchema = z.object({
+  provider: z.string().min(1).default("echo"),
+  model: z.string().min(1).optional(),
+  base_url: z.string().url().optional(),
+  api_key: z.string().optional(),
+  inference_params: InferenceParamsSchema.optional(),
+  /** Milliseconds allowed to establish the response stream. */
+  timeout: z.number().int().positive().optional(),
+  retry: RetrySchema.optional(),
+}).strict();
+
+/** A named set of tools with optional extra instructions. */
+export const CapabilitySchema = z.object({
+  description: z.string().optional(),
+  instructions: z.string().optional(),
+  tools: z.array(z.string()).default([]),
+}).strict();
+
+/** Deno permissions granted to a JavaScript tool's Worker; none by default. */
+export const ToolPermissionsSchema = z.object({
+  net: z.union([z.boolean(), z.array(z.string())]).default(false),
+  read: z.union([z.boolean(), z.array(z.string())]).default(false),
+  write: z.union([z.boolean(), z.array(z.string())]).default(false),
+  env: z.union([z.boolean(), z.array(z.string())]).default(false),
+}).strict();
+
+/** A server-side tool: a JavaScript/TypeScript module or a Python function. */
+export const ToolSchema = z.object({
+  description: z.string().default(""),
+  kind: z.enum(["javascript", "python"]),
+  /** Path of the module, relative to the manifest file. */
+  module: z.string().min(1),
+  /** Exported function name (JavaScript: default export when omitted; Python: required). */
+  function: z.string().optional(),
+  /** JSON Schema of the tool's arguments. */
+  parameters: z.record(z.string(), z.unknown()).default({ type: "object", properties: {} }),
+  /** Per-call timeout in milliseconds. */
+  timeout: z.number().int().positive().default(30_000),
+  requires_approval: z.boolean().default(false),
+  permissions: ToolPermissionsSchema.prefault({}),
+}).strict();
+
+/** The agent block. */
+export const AgentSchema = z.object({
+  name: z.string().min(1),
+  description: z.string().default(""),
+  version: z.string().default("0.1.0"),
+  instructions: z.string().default(""),
+  model: ModelBlockSchema.prefault({}),
+  /** Names of the capabilities the agent has by default. */
+  capabilities: z.array(z.string()).default([]),
+  max_steps: z.number().int().min(1).max(10_000).default(25),
+}).strict();
+
+/** Where runs, sessions, messages and checkpoints are stored. */
+export const StorageSchema = z.object({
+  kind: z.enum(["sqlite", "postgres"]).optional(),
+  /** SQLite file path (relative to the manifest) or `:memory:`. */
+  path: z.string().optional(),
+  /** PostgreSQL URL (`postgres://...`); selects the postgres store. */
+  url: z.string().optional(),
+  /** PostgreSQL schema to use (created when missing). */
+  schema: z.string().regex(/^[a-z_][a-z0-9_]*$/).optional(),
+}).strict();
+
+/** Live event transport for re-attach streams (spec: AGENT__PUBSUB__*). */
+export const PubSubSchema = z.object({
+  kind: z.enum(["memory", "redis"]).default("memory"),
+  capacity: z.number().int().min(1).max(10_000_000).default(4096),
+  url: z.string().optional(),
+  token: z.string().optional(),
+  /** Prefix of every channel name, so several deployments can share one Redis. */
+  prefix: z.string().default("agentd"),
+}).strict();
+
+/** Replica liveness and shutdown settings. */
+export const ReplicaSchema = z.object({
+  /** Milliseconds between heartbeats of the runs a replica owns. */
+  heartbeat_interval: z.number().int().positive().default(2_000),
+  /** Milliseconds without heartbeat after which another replica interrupts a run. */
+  lease: z.number().int().positive().default(15_000),
+  /** Milliseconds between polls of the database for cancellations and lost runs. */
+  poll_interval: z.number().int().positive().default(500),
+  /** Milliseconds running runs get to finish on SIGTERM/SIGINT before they are interrupted. */
+  shutdown_grace: z.number().int().min(0).default(10_000),
+}).strict();
+
+/** The runtime block. */
+export const RuntimeSchema = z.object({
+  default_tenant_id: z.string().min(1).max(128).default("default"),
+  storage: StorageSchema.prefault({}),
+  pubsub: PubSubSchema.prefault({}),
+  replica: ReplicaSchema.prefault({}),
+  log_level: z.enum(["debug", "info", "warn", "error"]).default("info"),
+}).strict();
+
+/** A protocol add-on block (`ag_ui {}` / `a2a {}`). */
+const protocolBlock = (defaultPath: string) =>
+  z.object({
+    path: z.string().regex(/^\/[A-Za-z0-9_\-./]*$/, "must be an absolute URL path").default(
+      defaultPath,
+    ),
+  }).strict();
+
+/** The http_server block; the native API exists only when it is present. */
+export const HttpServerSchema = z.object({
+  host: z.string().default("127.0.0.1"),
+  port: z.number().int().min(0).max(65535).default(8080),
+  /** Milliseconds between SSE keep-alive comments. */
+  keepalive: z.number().int().positive().default(15_000),
+  max_body_bytes: z.number().int().positive().default(1_048_576),
+  /** Public base URL (for the A2A agent card); taken from the request when unset. */
+  public_url: z.string().url().optional(),
+  protocol: z.object({
+    ag_ui: protocolBlock("/ag-ui").optional(),
+    a2a: protocolBlock("/a2a").optional(),
+  }).strict().prefault({}),
+}).strict();
+
+/** The whole manifest. */
+export const ManifestSchema = z.object({
+  agent: AgentSchema,
+  capability: z.record(z.string(), CapabilitySchema).default({}),
+  tool: z.record(z.string(), ToolSchema).default({}),
+  runtime: RuntimeSchema.prefault({}),
+  http_server: HttpServerSchema.optional(),
+}).strict();
+
+/** Validated manifest. */
+export type Manifest = z.infer<typeof ManifestSchema>;
+/** The agent's model block, validated. */
+export type ModelBlock = z.infer<typeof ModelBlockSchema>;
+/** A validated tool definition. */
+export type ToolConfig = z.infer<typeof ToolSchema>;
+/** Validated inference parameters. */
+export type InferenceParams = z.infer<typeof InferenceParamsSchema>;
+/** Validated retry policy. */
+export type RetryConfig = z.infer<typeof RetrySchema>;
+
+/**
+ * The configuration the program runs with: the validated manifest plus where it came from
+ * (paths in the manifest are relative to `baseDir`).
+ */
+export interface Config {
+  manifest: Manifest;
+  /** Absolute directory of the manifest file; relative paths in it resolve from here. */
+  baseDir: string;
+  /** The manifest file the configuration was loaded from, when there is one. */
+  source?: string;
+}

@@ -1,0 +1,79 @@
+/**
+ * The model seam as the engine sees it: a resolved model configuration and a stream of model
+ * events that is open once the provider's response stream is established.
+ */
+import type { InferenceParams, RetryConfig } from "../config/schema.ts";
+import type { Message } from "../api/schemas.ts";
+
+/** The model a run uses after resolution (manifest, then environment, then run override). */
+export interface ResolvedModel {
+  provider: string;
+  model: string;
+  base_url?: string;
+  api_key?: string;
+  inference_params: InferenceParams;
+  /** Milliseconds allowed to establish the response stream; none when undefined. */
+  timeout?: number;
+  retry: RetryConfig;
+}
+
+/** A tool as offered to the model. */
+export interface ModelTool {
+  name: string;
+  description: string;
+  /** JSON Schema of the arguments. */
+  parameters: Record<string, unknown>;
+}
+
+/** What the engine asks of a model in one step. */
+export interface ModelRequest {
+  /** System instructions (agent instructions, capability instructions, context variables). */
+  system: string;
+  /** The conversation so far, in our message shape. */
+  messages: Message[];
+  tools: ModelTool[];
+}
+
+/** One event of an established model response stream. */
+export type ModelEvent =
+  | { type: "text-delta"; delta: string }
+  | { type: "tool-call-start"; id: string; name: string }
+  | { type: "tool-call-delta"; id: string; delta: string }
+  | { type: "tool-call"; id: string; name: string; arguments: Record<string, unknown> }
+  | {
+    type: "finish";
+    reason: string;
+    usage?: { input_tokens?: number; output_tokens?: number };
+  };
+
+/** An established model response. */
+export interface ModelStream {
+  /** Requests made to establish it, counting the first. */
+  attempts: number;
+  /** Milliseconds from the first request to the established stream. */
+  establish_ms: number;
+  events: AsyncIterable<ModelEvent>;
+}
+
+/** Opens model streams; the engine's only view of providers. */
+export interface ModelClient {
+  /**
+   * Resolves once the response stream is established (after retries); rejects with a
+   * `ModelError`. Aborting `signal` aborts the request or the stream.
+   */
+  open(model: ResolvedModel, request: ModelRequest, signal: AbortSignal): Promise<ModelStream>;
+}
+
+/** A model failure; its payload becomes the failed run's `error`. */
+export class ModelError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly provider: string,
+    readonly model: string,
+    readonly attempts: number,
+  ) {
+    super(message);
+    this.name = "ModelError";
+  }
+}
