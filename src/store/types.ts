@@ -141,6 +141,12 @@ export interface Store {
    * call, or null when the tenant has no such run.
    */
   cancelRun(tenant: string, runId: string): Promise<Run | null>;
+  /**
+   * Calls `listener` with the id of every run cancelled from now on as soon as the store learns of
+   * it (PostgreSQL: LISTEN/NOTIFY sent by `cancelRun`). SQLite has no push: it returns at once and
+   * never calls; the run service's polling of `runStatuses` covers it. Resolves to an unsubscribe.
+   */
+  watchCancellations(listener: (runId: string) => void): Promise<() => Promise<void>>;
   /** Statuses of the given runs (any tenant), for the owner's cancellation watch. */
   runStatuses(runIds: string[]): Promise<Map<string, RunStatus>>;
   /** Refreshes the heartbeat of the runs this owner executes. */
