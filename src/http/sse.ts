@@ -1,0 +1,86 @@
+/**
+ * Server-Sent Events over Web Streams: frames, keep-alive comments, and a hook for the client
+ * going away (which the attached run stream turns into a cancellation).
+ */
+
+/** One SSE frame: an optional `event:` line, one `data:` line, an empty line. */
+export function sseFrame(data: unknown, event?: string): string {
+  const json = JSON.stringify(data);
+  return event ? `event: ${event}\ndata: ${json}\n\n` : `data: ${json}\n\n`;
+}
+
+/** An SSE comment line (ignored by clients; keeps proxies from closing an idle stream). */
+export function sseComment(text: string): string {
+  return `: ${text.replaceAll("\n", " ")}\n\n`;
+}
+
+/** Options of an SSE response. */
+export interface SseOptions {
+  /** Milliseconds between keep-alive comments. */
+  keepaliveMs: number;
+  /** Called once when the client closes the connection before the frames ended. */
+  onClientGone?: () => void;
+  /** Extra response headers. */
+  headers?: Record<string, string>;
+}
+
+const encoder = new TextEncoder();
+
+/**
+ * Streams `frames` (already encoded SSE text) as a `text/event-stream` response. The response
+ * ends when the iterable ends; a client disconnect stops the iteration and calls `onClientGone`.
+ */
+export function sseResponse(frames: AsyncIterable<string>, options: SseOptions): Response {
+  const iterator = frames[Symbol.asyncIterator]();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let finished = false;
+  const stop = () => {
+    finished = true;
+    if (timer !== undefined) clearInterval(timer);
+  };
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      timer = setInterval(() => {
+        try {
+          controller.enqueue(encoder.encode(sseComment("keep-alive")));
+        } catch {
+          stop();
+        }
+      }, options.keepaliveMs);
+      (async () => {
+        try {
+          for (;;) {
+            const next = await iterator.next();
+            if (next.done || finished) break;
+            controller.enqueue(encoder.encode(next.value));
+          }
+          if (!finished) {
+            stop();
+            controller.close();
+          }
+        } catch (err) {
+          if (!finished) {
+            stop();
+            controller.enqueue(encoder.encode(sseComment(`error: ${(err as Error).message}`)));
+            controller.close();
+          }
+        }
+      })();
+    },
+    cancel() {
+      if (finished) return;
+      stop();
+      options.onClientGone?.();
+      iterator.return?.();
+    },
+  });
+  return new Response(body, {
+    status: 200,
+    headers: {
+      "content-type": "text/event-stream; charset=utf-8",
+      "cache-control": "no-cache",
+      "x-accel-buffering": "no",
+      ...options.headers,
+    },
+  });
+}

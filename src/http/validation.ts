@@ -1,0 +1,191 @@
+/**
+ * Request parsing that never lets a client mistake become a 500: JSON bodies (content type, size
+ * limit, syntax), zod validation mapped onto the spec's validation error shape, and query strings.
+ */
+import type { Context } from "hono";
+import type { z } from "zod";
+import { errors, type FieldError, type FieldRuleError } from "../errors.ts";
+
+/** Turns zod issues into the spec's `fields` array, grouped by dotted field path. */
+export function fieldErrors(issues: readonly z.core.$ZodIssue[], prefix = ""): FieldError[] {
+  const byField = new Map<string, FieldRuleError[]>();
+  const add = (field: string, rule: FieldRuleError) => {
+    const list = byField.get(field) ?? [];
+    list.push(rule);
+    byField.set(field, list);
+  };
+  for (const issue of issues) {
+    const path = [prefix, ...issue.path.map(String)].filter((p) => p !== "").join(".");
+    if (issue.code === "unrecognized_keys") {
+      for (const key of issue.keys) {
+        add(path ? `${path}.${key}` : key, { code: "unknown_field", message: "unknown field" });
+      }
+      continue;
+    }
+    add(path || "body", ruleOf(issue));
+  }
+  return [...byField].map(([field, errs]) => ({ field, errors: errs }));
+}
+
+function ruleOf(issue: z.core.$ZodIssue): FieldRuleError {
+  switch (issue.code) {
+    case "invalid_type":
+      return issue.input === undefined
+        ? { code: "required", message: "is required" }
+        : { code: "type", message: issue.message, params: { expected: issue.expected } };
+    case "too_small":
+      return issue.origin === "array" || issue.origin === "string"
+        ? { code: "length", message: issue.message, params: { min: Number(issue.minimum) } }
+        : { code: "range", message: issue.message, params: { min: Number(issue.minimum) } };
+    case "too_big":
+      return issue.origin === "array" || issue.origin === "string"
+        ? { code: "length", message: issue.message, params: { max: Number(issue.maximum) } }
+        : { code: "range", message: issue.message, params: { max: Number(issue.maximum) } };
+    case "invalid_format":
+      return { code: "format", message: issue.message, params: { format: issue.format } };
+    case "invalid_value":
+      return {
+        code: "enum",
+        message: issue.message,
+        params: { allowed: issue.values.map((v) => (typeof v === "bigint" ? String(v) : v)) },
+      };
+    case "invalid_union":
+      return { code: "type", message: issue.message };
+    case "not_multiple_of":
+      return { code: "type", message: issue.message };
+    default:
+      return { code: "invalid", message: issue.message };
+  }
+}
+
+/** Validates `value` with `schema`; a failure is an ApiError 422 with field paths. */
+export function validate<T extends z.ZodType>(schema: T, value: unknown, prefix = ""): z.infer<T> {
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) throw errors.validation(fieldErrors(parsed.error.issues, prefix));
+  return parsed.data;
+}
+
+/** Reads the request body as JSON within `limit` bytes: 415, 413 and 400 as the errors table. */
+export async function readJson(c: Context, limit: number): Promise<unknown> {
+  const type = c.req.header("content-type") ?? null;
+  const mime = type?.split(";")[0].trim().toLowerCase() ?? "";
+  if (mime !== "application/json" && !/^application\/[a-z0-9.+-]+\+json$/.test(mime)) {
+    throw errors.unsupportedMediaType(type);
+  }
+  const declared = Number(c.req.header("content-length") ?? NaN);
+  if (Number.isFinite(declared) && declared > limit) throw errors.bodyTooLarge(limit);
+  const body = c.req.raw.body;
+  if (!body) throw errors.malformedJson("the body is empty");
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel().catch(() => {});
+      throw errors.bodyTooLarge(limit);
+    }
+    chunks.push(value);
+  }
+  const bytes = new Uint8Array(size);
+  let at = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  let text: string;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    throw errors.malformedJson("the body is not valid UTF-8");
+  }
+  if (text.trim() === "") throw errors.malformedJson("the body is empty");
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    throw errors.malformedJson((e as Error).message);
+  }
+}
+
+/** Reads and validates a JSON body in one call. */
+export async function readBody<T extends z.ZodType>(
+  c: Context,
+  schema: T,
+  limit: number,
+): Promise<z.infer<T>> {
+  return validate(schema, await readJson(c, limit));
+}
+
+/** Query parameters as a map of name to every value given (repeated or comma-separated). */
+export function queryValues(c: Context): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const [key, value] of new URL(c.req.url).searchParams) {
+    const list = out.get(key) ?? [];
+    list.push(value);
+    out.set(key, list);
+  }
+  return out;
+}
+
+/** Rejects query parameters that no endpoint reads, so a typo is a 422, not a silent no-op. */
+export function rejectUnknownQuery(query: Map<string, string[]>, known: readonly string[]): void {
+  const unknown = [...query.keys()].filter((k) => !known.includes(k));
+  if (unknown.length > 0) {
+    throw errors.validation(unknown.map((field) => ({
+      field,
+      errors: [{ code: "unknown_field", message: `unknown query parameter; known: ${known}` }],
+    })));
+  }
+}
+
+/** One query value (the last when repeated), or undefined. */
+export function single(query: Map<string, string[]>, name: string): string | undefined {
+  const values = query.get(name);
+  return values?.[values.length - 1];
+}
+
+/** Every value of an array parameter: repeated (`ids=a&ids=b`) or comma-separated (`ids=a,b`). */
+export function list(query: Map<string, string[]>, name: string): string[] | undefined {
+  const values = query.get(name);
+  if (!values) return undefined;
+  return values.flatMap((v) => v.split(",")).map((v) => v.trim()).filter((v) => v !== "");
+}
+
+const RFC3339 =
+  /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
+
+/** Parses an RFC 3339 timestamp to epoch milliseconds; a bad one is a 422 naming the field. */
+export function timestamp(field: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const ms = RFC3339.test(value) ? Date.parse(value.replace(" ", "T")) : NaN;
+  if (!Number.isFinite(ms)) {
+    throw errors.validation([{
+      field,
+      errors: [{
+        code: "format",
+        message: "must be an RFC 3339 timestamp, e.g. 2026-11-21T10:00:00Z",
+        params: { format: "rfc3339" },
+      }],
+    }]);
+  }
+  return ms;
+}
+
+/** Parses `per_page` (integer 1..1000, default 100): the spec's `range` rule on failure. */
+export function perPage(value: string | undefined): number {
+  if (value === undefined) return 100;
+  const n = /^-?\d+$/.test(value.trim()) ? Number(value) : NaN;
+  if (!Number.isInteger(n) || n < 1 || n > 1000) {
+    throw errors.validation([{
+      field: "per_page",
+      errors: [{
+        code: "range",
+        message: "must be an integer from 1 to 1000",
+        params: { min: 1, max: 1000 },
+      }],
+    }]);
+  }
+  return n;
+}

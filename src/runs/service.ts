@@ -1,0 +1,363 @@
+/**
+ * The run service: starts attached and detached runs, delivers their events (to the attached
+ * stream in memory, to re-attach streams through pub/sub), persists their outcome, cancels them
+ * across replicas, and keeps no zombie runs (heartbeats, a sweeper, graceful shutdown).
+ */
+import type { RunRequest } from "../api/schemas.ts";
+import type { Config } from "../config/schema.ts";
+import { errors } from "../errors.ts";
+import { makeEvent, type RunEvent, type RunEventOf } from "../engine/events.ts";
+import type { Logger } from "../log.ts";
+import type { PubSub } from "../pubsub/types.ts";
+import type { RunOutcome, Store } from "../store/types.ts";
+import { AsyncQueue } from "./queue.ts";
+
+/** What the engine must offer the run service. */
+export interface Engine {
+  /**
+   * Validates a run request against the manifest and the session's state before anything is
+   * written: throws ApiError 422 (model, capabilities, tools, resume payload) or 404 (checkpoint).
+   */
+  prepare(tenant: string, sessionId: string, sessionExists: boolean, request: RunRequest): Promise<
+    PreparedRun
+  >;
+  /** Executes a prepared run; the last event is always `run_finished`. */
+  execute(
+    prepared: PreparedRun,
+    ids: { tenant_id: string; session_id: string; run_id: string },
+    signal: AbortSignal,
+  ): AsyncGenerator<RunEvent>;
+}
+
+/** The engine's prepared run; the service reads only the parent checkpoint. */
+export interface PreparedRun {
+  parent_checkpoint_id: string | null;
+}
+
+/** Why the service aborted a run it executes. */
+type AbortReason = "cancelled" | "shutdown";
+
+interface ActiveRun {
+  tenant: string;
+  run_id: string;
+  session_id: string;
+  controller: AbortController;
+  reason?: AbortReason;
+  attached?: AsyncQueue<RunEvent>;
+  done: Promise<void>;
+}
+
+/** A started run: its ids and, for an attached run, its event stream. */
+export interface StartedRun {
+  run_id: string;
+  session_id: string;
+  /** Attached runs only: every event of the run, ending with `run_finished`. */
+  events?: AsyncIterable<RunEvent>;
+}
+
+/** Dependencies of the run service. */
+export interface RunServiceOptions {
+  config: Config;
+  store: Store;
+  pubsub: PubSub;
+  engine: Engine;
+  log: Logger;
+  /** This process's replica id (random when omitted). */
+  replicaId?: string;
+}
+
+/** The pub/sub channel of a run's live events. */
+export function runChannel(runId: string): string {
+  return `run:${runId}`;
+}
+
+/** Starts, cancels and observes runs; one per process (or per test server). */
+export class RunService {
+  readonly replicaId: string;
+  readonly #store: Store;
+  readonly #pubsub: PubSub;
+  readonly #engine: Engine;
+  readonly #log: Logger;
+  readonly #replica: Config["manifest"]["runtime"]["replica"];
+  readonly #active = new Map<string, ActiveRun>();
+  #accepting = true;
+  #timers: ReturnType<typeof setInterval>[] = [];
+  #unwatch?: () => Promise<void>;
+  #polling = false;
+
+  constructor(options: RunServiceOptions) {
+    this.replicaId = options.replicaId ?? `replica-${crypto.randomUUID().slice(0, 8)}`;
+    this.#store = options.store;
+    this.#pubsub = options.pubsub;
+    this.#engine = options.engine;
+    this.#log = options.log.with({ replica: this.replicaId });
+    this.#replica = options.config.manifest.runtime.replica;
+  }
+
+  /** Starts the heartbeat, the cancellation watch and the sweeper. */
+  async open(): Promise<void> {
+    this.#unwatch = await this.#store.watchCancellations((runId) => this.#abortLocal(runId));
+    this.#timers.push(setInterval(() => this.#heartbeat(), this.#replica.heartbeat_interval));
+    this.#timers.push(setInterval(() => this.#poll(), this.#replica.poll_interval));
+  }
+
+  /** Number of runs this process executes now. */
+  get activeCount(): number {
+    return this.#active.size;
+  }
+
+  /**
+   * Validates and starts a run. Every client mistake is thrown before anything is written; the
+   * session is created when the request names one that does not exist yet.
+   */
+  async start(tenant: string, request: RunRequest, attached: boolean): Promise<StartedRun> {
+    if (!this.#accepting) throw errors.shuttingDown();
+    const store = this.#store;
+    const sessionId = request.session_id ?? crypto.randomUUID();
+    const runId = request.run_id ?? crypto.randomUUID();
+    if (request.run_id && await store.getRun(tenant, runId)) throw errors.runExists(runId);
+    const existed = (await store.getSession(tenant, sessionId)) !== null;
+    const prepared = await this.#engine.prepare(tenant, sessionId, existed, request);
+    if (!existed) await store.ensureSession(tenant, sessionId);
+    try {
+      await store.createRun(tenant, {
+        run_id: runId,
+        session_id: sessionId,
+        parent_checkpoint_id: prepared.parent_checkpoint_id,
+        owner: this.replicaId,
+      });
+    } catch (err) {
+      // Leave nothing behind for a refused run: the session was created for it alone.
+      if (!existed) await store.deleteSession(tenant, sessionId).catch(() => {});
+      throw err;
+    }
+    const active: ActiveRun = {
+      tenant,
+      run_id: runId,
+      session_id: sessionId,
+      controller: new AbortController(),
+      attached: attached ? new AsyncQueue<RunEvent>() : undefined,
+      done: Promise.resolve(),
+    };
+    this.#active.set(runId, active);
+    this.#log.info("run started", { tenant, run_id: runId, session_id: sessionId, attached });
+    const events = this.#engine.execute(prepared, {
+      tenant_id: tenant,
+      session_id: sessionId,
+      run_id: runId,
+    }, active.controller.signal);
+    active.done = this.#drive(active, events);
+    return { run_id: runId, session_id: sessionId, events: active.attached };
+  }
+
+  /** Cancels a run of the tenant (204 semantics: no change when terminal); 404 when absent. */
+  async cancel(tenant: string, runId: string): Promise<void> {
+    const run = await this.#store.cancelRun(tenant, runId);
+    if (!run) throw errors.runNotFound(runId);
+    this.#abortLocal(runId);
+  }
+
+  /**
+   * Opens a live stream of a running run's events from now on: 404 when the tenant has no such
+   * run, 409 when it is not running. The subscription is made before the status is read again,
+   * so a run finishing meanwhile gives either its final event or a 409, never a hanging stream.
+   */
+  async attach(tenant: string, runId: string): Promise<AsyncIterable<RunEvent | EndNotice>> {
+    const before = await this.#store.getRun(tenant, runId);
+    if (!before) throw errors.runNotFound(runId);
+    if (before.status !== "running") throw errors.runNotRunning(runId, before.status);
+    const sub = await this.#pubsub.subscribe(runChannel(runId));
+    const now = await this.#store.getRun(tenant, runId).catch((err) => {
+      sub.close();
+      throw err;
+    });
+    if (!now || now.status !== "running") {
+      sub.close();
+      throw errors.runNotRunning(runId, now?.status ?? "gone");
+    }
+    return (async function* () {
+      try {
+        for await (const message of sub) {
+          const event = JSON.parse(message) as RunEvent;
+          yield event;
+          if (event.kind === "run_finished") return;
+        }
+        const why = await sub.ended;
+        yield { notice: why === "overflow" ? "subscriber_overflow" : "transport_lost" };
+      } finally {
+        sub.close();
+      }
+    })();
+  }
+
+  /** Throws 409003 while the session has a running run (its conversation must not change). */
+  async assertSessionIdle(tenant: string, sessionId: string): Promise<void> {
+    const page = await this.#store.listRuns(tenant, sessionId, { statuses: ["running"] }, {
+      per_page: 1,
+    });
+    if (page.count > 0) throw errors.sessionBusy(sessionId);
+  }
+
+  /**
+   * Stops accepting runs, lets running ones finish within `graceMs`, then interrupts the rest with
+   * their state persisted, and stops the background loops.
+   */
+  async shutdown(graceMs: number): Promise<void> {
+    this.#accepting = false;
+    const all = () => Promise.all([...this.#active.values()].map((a) => a.done));
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const graceOver = new Promise<"timeout">((resolve) => {
+      timer = setTimeout(() => resolve("timeout"), graceMs);
+    });
+    const first = await Promise.race([all().then(() => "done" as const), graceOver]);
+    clearTimeout(timer);
+    if (first === "timeout") {
+      for (const active of this.#active.values()) {
+        active.reason ??= "shutdown";
+        active.controller.abort(new Error("shutdown"));
+      }
+      await all();
+    }
+    for (const t of this.#timers) clearInterval(t);
+    this.#timers = [];
+    await this.#unwatch?.();
+  }
+
+  async #drive(active: ActiveRun, events: AsyncGenerator<RunEvent>): Promise<void> {
+    let final: RunEventOf<"run_finished"> | undefined;
+    try {
+      for await (const event of events) {
+        if (event.kind === "run_finished") {
+          final = event;
+          break;
+        }
+        this.#deliver(active, event);
+      }
+    } catch (err) {
+      this.#log.error("engine failed", { run_id: active.run_id, error: String(err) });
+    }
+    const outcome = this.#outcome(active, final);
+    let finished: RunEventOf<"run_finished">;
+    try {
+      const run = await this.#store.finishRun(active.run_id, outcome);
+      finished = makeEvent("run_finished", {
+        session_id: active.session_id,
+        run_id: active.run_id,
+        status: run.status,
+        interrupt_payload: run.interrupt_payload,
+        result: run.result,
+        error: run.error,
+      });
+    } catch (err) {
+      this.#log.error("could not persist run outcome", {
+        run_id: active.run_id,
+        error: String(err),
+      });
+      finished = makeEvent("run_finished", {
+        session_id: active.session_id,
+        run_id: active.run_id,
+        status: outcome.status,
+        interrupt_payload: outcome.interrupt_payload ?? null,
+        result: outcome.result ?? null,
+        error: outcome.error ?? null,
+      });
+    }
+    this.#deliver(active, finished);
+    active.attached?.end();
+    this.#active.delete(active.run_id);
+    this.#log.info("run finished", {
+      tenant: active.tenant,
+      run_id: active.run_id,
+      status: finished.status,
+    });
+  }
+
+  #outcome(active: ActiveRun, final: RunEventOf<"run_finished"> | undefined): RunOutcome {
+    if (active.reason === "shutdown") {
+      return {
+        status: "interrupted",
+        error: {
+          code: "shutdown",
+          message: "the server shut down before the run finished; its last checkpoint is kept",
+        },
+        interrupt_payload: { reason: "shutdown" },
+      };
+    }
+    if (!final) {
+      return {
+        status: "failed",
+        error: { code: "internal_error", message: "the run ended unexpectedly" },
+      };
+    }
+    if (final.status === "running") {
+      return { status: "failed", error: { code: "internal_error", message: "bad final status" } };
+    }
+    return {
+      status: final.status,
+      result: final.result ?? null,
+      interrupt_payload: final.interrupt_payload,
+      error: final.error ?? null,
+    };
+  }
+
+  #deliver(active: ActiveRun, event: RunEvent): void {
+    active.attached?.push(event);
+    this.#pubsub.publish(runChannel(active.run_id), JSON.stringify(event)).catch((err) => {
+      this.#log.warn("publish failed", { run_id: active.run_id, error: String(err) });
+    });
+  }
+
+  #abortLocal(runId: string): void {
+    const active = this.#active.get(runId);
+    if (!active || active.controller.signal.aborted) return;
+    active.reason ??= "cancelled";
+    active.controller.abort(new Error("cancelled"));
+  }
+
+  async #heartbeat(): Promise<void> {
+    if (this.#active.size === 0) return;
+    try {
+      await this.#store.heartbeat(this.replicaId, [...this.#active.keys()]);
+    } catch (err) {
+      this.#log.warn("heartbeat failed", { error: String(err) });
+    }
+  }
+
+  async #poll(): Promise<void> {
+    if (this.#polling) return;
+    this.#polling = true;
+    try {
+      if (this.#active.size > 0) {
+        const statuses = await this.#store.runStatuses([...this.#active.keys()]);
+        for (const [runId, status] of statuses) {
+          if (status !== "running") this.#abortLocal(runId);
+        }
+      }
+      const lost = await this.#store.sweepLostRuns(Date.now(), this.#replica.lease);
+      for (const run of lost) {
+        this.#log.warn("run interrupted: its replica was lost", { ...run });
+        const event = makeEvent("run_finished", {
+          session_id: run.session_id,
+          run_id: run.run_id,
+          status: "interrupted",
+          interrupt_payload: null,
+          result: null,
+          error: {
+            code: "replica_lost",
+            message: `the replica executing this run stopped heartbeating (owner ${run.owner})`,
+          },
+        });
+        await this.#pubsub.publish(runChannel(run.run_id), JSON.stringify(event)).catch(() => {});
+      }
+    } catch (err) {
+      this.#log.warn("poll failed", { error: String(err) });
+    } finally {
+      this.#polling = false;
+    }
+  }
+}
+
+/** Marks the end of a re-attach stream that did not end with `run_finished`. */
+export interface EndNotice {
+  notice: "subscriber_overflow" | "transport_lost";
+}
