@@ -11,6 +11,8 @@ import type { Store } from "../store/types.ts";
 import type { RunService } from "../runs/service.ts";
 import { ClientIdSchema } from "../api/schemas.ts";
 import { v1Routes } from "./v1/mod.ts";
+import { agUiRoutes } from "../protocols/ag_ui/mod.ts";
+import { a2aRoutes } from "../protocols/a2a/mod.ts";
 
 /** What the routes need. */
 export interface AppServices {
@@ -85,6 +87,9 @@ export function createApp(services: AppServices): Hono<AppEnv> {
   });
 
   app.route("/v1", v1Routes());
+  const protocol = config.manifest.http_server?.protocol;
+  if (protocol?.ag_ui) app.route(protocol.ag_ui.path, agUiRoutes());
+  if (protocol?.a2a) app.route(protocol.a2a.path, a2aRoutes());
 
   app.notFound((c) => {
     const allowed = allowedMethods(app, c.req.path);
