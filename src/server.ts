@@ -67,7 +67,7 @@ export async function startServer(
       pubsub,
       engine,
       log,
-      replicaId: options.replicaId,
+      replicaId: options.replicaId ?? config.manifest.runtime.replica.id,
     });
     await runs.open();
     const app = createApp({ config, store, runs, log });

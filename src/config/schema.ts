@@ -40,6 +40,8 @@ export const ModelBlockSchema = z.object({
   /** Milliseconds allowed to establish the response stream. */
   timeout: z.number().int().positive().optional(),
   retry: RetrySchema.optional(),
+  /** Models a run's override may choose; any when omitted. */
+  models: z.array(z.string().min(1)).optional(),
 }).strict();
 
 /** A named set of tools with optional extra instructions. */
@@ -108,6 +110,8 @@ export const PubSubSchema = z.object({
 
 /** Replica liveness and shutdown settings. */
 export const ReplicaSchema = z.object({
+  /** This process's replica id, recorded as the owner of its runs (random when unset). */
+  id: z.string().min(1).max(128).optional(),
   /** Milliseconds between heartbeats of the runs a replica owns. */
   heartbeat_interval: z.number().int().positive().default(2_000),
   /** Milliseconds without heartbeat after which another replica interrupts a run. */
