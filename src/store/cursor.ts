@@ -1,0 +1,75 @@
+/**
+ * Keyset pagination shared by both stores. A cursor names the `seq` of the last row a page
+ * returned; the next page asks for rows with a greater `seq`. Because `seq` only grows, rows
+ * inserted while a client pages land after the cursor and never shift or repeat earlier rows
+ * (an offset would).
+ */
+import type { Page } from "../api/schemas.ts";
+import { errors } from "../errors.ts";
+import type { PageQuery } from "./types.ts";
+
+/** The version tag inside every cursor, so the format can change without misreading old ones. */
+const VERSION = "v1";
+const SHAPE = /^v1:(\d{1,16})$/;
+
+/** Encodes the `seq` of a page's last row as the opaque `next_page` string. */
+export function encodeCursor(seq: number): string {
+  return btoa(`${VERSION}:${seq}`).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
+}
+
+/**
+ * Decodes `page` to the `seq` after which the page starts (0 when absent); anything that is not
+ * one of our cursors is an `ApiError` 422 on the `page` field.
+ */
+export function decodeCursor(page: string | null | undefined): number {
+  if (page === undefined || page === null) return 0;
+  const invalid = () =>
+    errors.validation([{
+      field: "page",
+      errors: [{ code: "cursor", message: "not a cursor returned as next_page by this list" }],
+    }]);
+  if (!/^[A-Za-z0-9_-]+$/.test(page)) throw invalid();
+  let text: string;
+  try {
+    const padded = page.replaceAll("-", "+").replaceAll("_", "/");
+    text = atob(padded + "=".repeat((4 - padded.length % 4) % 4));
+  } catch {
+    throw invalid();
+  }
+  const match = SHAPE.exec(text);
+  if (!match || !Number.isSafeInteger(Number(match[1]))) throw invalid();
+  return Number(match[1]);
+}
+
+/**
+ * Checks `per_page` and decodes the cursor of a list call; returns the `seq` to start after and
+ * how many rows to fetch (one more than the page, to learn whether another page follows).
+ */
+export function pageWindow(page: PageQuery): { after: number; limit: number } {
+  if (!Number.isInteger(page.per_page) || page.per_page < 1) {
+    throw errors.validation([{
+      field: "per_page",
+      errors: [{ code: "range", message: "must be a positive integer", params: { min: 1 } }],
+    }]);
+  }
+  return { after: decodeCursor(page.page), limit: page.per_page + 1 };
+}
+
+/**
+ * Builds the list envelope from up to `per_page + 1` rows ordered by `seq`: the extra row only
+ * says that a next page exists.
+ */
+export function toPage<R extends { seq: number }, T>(
+  rows: R[],
+  perPage: number,
+  count: number,
+  toRecord: (row: R) => T,
+): Page<T> {
+  const more = rows.length > perPage;
+  const shown = more ? rows.slice(0, perPage) : rows;
+  return {
+    items: shown.map(toRecord),
+    count,
+    next_page: more ? encodeCursor(shown[shown.length - 1].seq) : null,
+  };
+}

@@ -1,0 +1,24 @@
+/**
+ * The versioned migrations, in order. They are TypeScript modules imported statically so
+ * `deno compile` embeds them and nothing reads SQL files at run time (Deno Deploy has none).
+ */
+import { initial } from "./0001_initial.ts";
+import type { Migration } from "./types.ts";
+
+export type { Migration } from "./types.ts";
+
+/** Every migration, oldest first; append new versions here. */
+export const migrations: readonly Migration[] = [initial];
+
+/** The bookkeeping table both dialects create before applying anything. */
+export const SCHEMA_MIGRATIONS_DDL = `CREATE TABLE IF NOT EXISTS schema_migrations (
+  version INTEGER PRIMARY KEY,
+  name TEXT NOT NULL,
+  applied_at BIGINT NOT NULL
+)`;
+
+/** The migrations not yet in `applied`, in version order. */
+export function pendingMigrations(applied: Iterable<number>): Migration[] {
+  const done = new Set(applied);
+  return migrations.filter((m) => !done.has(m.version));
+}

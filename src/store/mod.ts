@@ -1,0 +1,36 @@
+/**
+ * The storage layer's public surface: `openStore` picks the implementation from the options,
+ * opens it and runs the migrations, so callers get a ready `Store`.
+ */
+import { openPostgresStore } from "./postgres/mod.ts";
+import { openSqliteStore } from "./sqlite/mod.ts";
+import type { Store } from "./types.ts";
+
+export type {
+  LostRun,
+  NewCheckpoint,
+  NewRun,
+  PageQuery,
+  RunFilter,
+  RunOutcome,
+  Store,
+} from "./types.ts";
+export { decodeCursor, encodeCursor } from "./cursor.ts";
+
+/** Where the store lives: a SQLite file (or `:memory:`) or a PostgreSQL database and schema. */
+export type StoreOptions =
+  | { kind: "sqlite"; path: string }
+  | { kind: "postgres"; url: string; schema?: string };
+
+/**
+ * Opens the store the options name and brings its schema up to date. Rejects when the database
+ * cannot be reached or migrated (nothing stays open then).
+ */
+export function openStore(options: StoreOptions): Promise<Store> {
+  switch (options.kind) {
+    case "sqlite":
+      return openSqliteStore({ path: options.path });
+    case "postgres":
+      return openPostgresStore({ url: options.url, schema: options.schema });
+  }
+}

@@ -1,0 +1,7 @@
+/** The PostgreSQL store: for several replicas sharing one database. */
+export {
+  cancelChannel,
+  openPostgresStore,
+  PostgresStore,
+  type PostgresStoreOptions,
+} from "./store.ts";

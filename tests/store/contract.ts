@@ -1,0 +1,861 @@
+/**
+ * The one contract both stores pass: every `Store` method, its errors, tenant isolation and
+ * pagination. `sqlite_test.ts` and `postgres_test.ts` run it against real databases.
+ */
+import assert from "node:assert/strict";
+import type { Message, MessageInput, Run } from "../../src/api/schemas.ts";
+import { ApiError } from "../../src/errors.ts";
+import { encodeCursor } from "../../src/store/cursor.ts";
+import type { LostRun, Store } from "../../src/store/mod.ts";
+
+/** Options of the contract suite. */
+export interface ContractOptions {
+  /** Registers the test as ignored (its database is not configured). */
+  ignore?: boolean;
+  /** Runs after the store is closed, pass or fail (e.g. drops the test schema). */
+  teardown?: () => Promise<void>;
+}
+
+const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A tenant no other step uses, so steps sharing one database stay independent. */
+function newTenant(): string {
+  return `t_${crypto.randomUUID().slice(0, 8)}`;
+}
+
+function newId(prefix: string): string {
+  return `${prefix}-${crypto.randomUUID().slice(0, 12)}`;
+}
+
+/** Asserts that `promise` rejects with the `ApiError` of `code`. */
+async function rejectsWith(promise: Promise<unknown>, code: number): Promise<ApiError> {
+  let caught: unknown;
+  try {
+    await promise;
+  } catch (error) {
+    caught = error;
+  }
+  assert.ok(caught instanceof ApiError, `expected ApiError ${code}, got ${caught}`);
+  assert.equal(caught.code, code, caught.message);
+  return caught;
+}
+
+function text(value: string, extra: Partial<MessageInput> = {}): MessageInput {
+  return { role: "user", content: [{ type: "text", value }], ...extra };
+}
+
+function ms(iso: string): number {
+  const value = Date.parse(iso);
+  assert.ok(!Number.isNaN(value), `not a timestamp: ${iso}`);
+  assert.equal(new Date(value).toISOString(), iso, "timestamps are RFC 3339 (toISOString)");
+  return value;
+}
+
+const state = (step: number) => ({
+  messages: [],
+  context: { step },
+  pending_tool_calls: [],
+  step,
+});
+
+/**
+ * Registers the store contract as one `Deno.test` named after `name`, with a step per area.
+ * `open` must return a migrated store; every step uses fresh tenants, so a store that keeps data
+ * between runs (one PostgreSQL schema, one SQLite file) is fine.
+ */
+export function storeContract(
+  name: string,
+  open: () => Promise<Store>,
+  options: ContractOptions = {},
+): void {
+  Deno.test({ name: `store contract: ${name}`, ignore: options.ignore }, async (t) => {
+    let store: Store | undefined;
+    try {
+      store = await open();
+      await contractSteps(t, store);
+    } finally {
+      await store?.close();
+      await options.teardown?.();
+    }
+  });
+}
+
+async function contractSteps(t: Deno.TestContext, store: Store): Promise<void> {
+  /** A session with one running run, for steps that need one. */
+  async function runningRun(tenant: string, sessionId = newId("s")): Promise<Run> {
+    await store.ensureSession(tenant, sessionId);
+    return await store.createRun(tenant, {
+      run_id: newId("r"),
+      session_id: sessionId,
+      parent_checkpoint_id: null,
+      owner: "replica-a",
+    });
+  }
+
+  await t.step("ping answers", async () => {
+    await store.ping();
+  });
+
+  await t.step("sessions: create, get, ensure, 409001, isolation", async () => {
+    const tenant = newTenant();
+    const other = newTenant();
+    const created = await store.createSession(tenant, {
+      session_id: "s-1",
+      metadata: { topic: "x", n: 1 },
+    });
+    assert.equal(created.session_id, "s-1");
+    assert.deepEqual(created.metadata, { topic: "x", n: 1 });
+    assert.equal(created.created_at, created.updated_at);
+    ms(created.created_at);
+    assert.deepEqual(await store.getSession(tenant, "s-1"), created);
+    assert.equal(await store.getSession(other, "s-1"), null);
+    assert.equal(await store.getSession(tenant, "nope"), null);
+
+    await rejectsWith(store.createSession(tenant, { session_id: "s-1" }), 409001);
+    // The same id in another tenant is another session.
+    const theirs = await store.createSession(other, { session_id: "s-1", metadata: null });
+    assert.deepEqual(theirs.metadata, {});
+
+    const generated = await store.createSession(tenant, {});
+    assert.match(generated.session_id, /^[0-9a-f-]{36}$/);
+    assert.deepEqual(generated.metadata, {});
+
+    const ensured = await store.ensureSession(tenant, "s-1");
+    assert.deepEqual(ensured, created, "ensureSession returns the existing session unchanged");
+    const fresh = await store.ensureSession(tenant, "s-new");
+    assert.equal(fresh.session_id, "s-new");
+    assert.deepEqual(await store.getSession(tenant, "s-new"), fresh);
+  });
+
+  await t.step("sessions: list pages oldest first, count, tenant-scoped", async () => {
+    const tenant = newTenant();
+    const ids = ["a", "b", "c", "d", "e"];
+    for (const id of ids) await store.createSession(tenant, { session_id: id });
+    await store.createSession(newTenant(), { session_id: "a" });
+
+    const first = await store.listSessions(tenant, { per_page: 2 });
+    assert.deepEqual(first.items.map((s) => s.session_id), ["a", "b"]);
+    assert.equal(first.count, 5);
+    assert.ok(first.next_page);
+
+    // Rows inserted while paging land after the cursor: nothing repeats or is skipped.
+    await store.createSession(tenant, { session_id: "f" });
+    const second = await store.listSessions(tenant, { per_page: 2, page: first.next_page });
+    assert.deepEqual(second.items.map((s) => s.session_id), ["c", "d"]);
+    assert.equal(second.count, 6);
+    const third = await store.listSessions(tenant, { per_page: 2, page: second.next_page });
+    assert.deepEqual(third.items.map((s) => s.session_id), ["e", "f"]);
+    assert.equal(third.next_page, null);
+
+    const all = await store.listSessions(tenant, { per_page: 100, page: null });
+    assert.deepEqual(all.items.map((s) => s.session_id), [...ids, "f"]);
+    assert.equal(all.next_page, null);
+    const exact = await store.listSessions(tenant, { per_page: 6 });
+    assert.equal(exact.items.length, 6);
+    assert.equal(exact.next_page, null, "no next page when the page ends exactly at the last row");
+
+    const empty = await store.listSessions(newTenant(), { per_page: 10 });
+    assert.deepEqual(empty, { items: [], count: 0, next_page: null });
+  });
+
+  await t.step("pagination: a cursor that does not decode is 422 on `page`", async () => {
+    const tenant = newTenant();
+    await store.createSession(tenant, { session_id: "s" });
+    const bad = [
+      "!!!",
+      "not base64 at all",
+      "abc",
+      btoa("v2:5").replace(/=+$/, ""),
+      btoa("v1:x").replace(/=+$/, ""),
+      btoa("v1:-1").replace(/=+$/, ""),
+      "",
+    ];
+    for (const page of bad) {
+      const error = await rejectsWith(store.listSessions(tenant, { per_page: 10, page }), 422000);
+      assert.equal(error.fields?.[0].field, "page");
+      assert.equal(error.fields?.[0].errors[0].code, "cursor");
+    }
+    await rejectsWith(store.listMessages(tenant, "s", { per_page: 10, page: "%%" }), 422000);
+    await rejectsWith(store.listRuns(tenant, "s", {}, { per_page: 10, page: "%%" }), 422000);
+    await rejectsWith(store.listCheckpoints(tenant, "s", { per_page: 10, page: "%%" }), 422000);
+    // A well-formed cursor past the end is simply an empty page.
+    const past = await store.listSessions(tenant, { per_page: 10, page: encodeCursor(2 ** 50) });
+    assert.deepEqual(past, { items: [], count: 1, next_page: null });
+  });
+
+  await t.step("messages: append generates ids, keeps order and optional fields", async () => {
+    const tenant = newTenant();
+    const session = await store.createSession(tenant, { session_id: "s" });
+    await delay(5);
+    const appended = await store.appendMessages(tenant, "s", [
+      text("hello", { message_id: "m-1" }),
+      {
+        role: "assistant",
+        content: [{ type: "text", value: "calling" }],
+        tool_calls: [{ id: "call-1", name: "search", arguments: { q: "x" } }],
+      },
+      {
+        role: "tool",
+        content: [{ type: "data", value: { hits: [1, 2] } }],
+        tool_call_id: "call-1",
+      },
+    ], "run-x");
+    assert.equal(appended.length, 3);
+    assert.equal(appended[0].message_id, "m-1");
+    assert.match(appended[1].message_id, /^[0-9a-f-]{36}$/);
+    assert.ok(appended.every((m) => m.session_id === "s" && m.run_id === "run-x"));
+    assert.ok(!("tool_calls" in appended[0]) && !("tool_call_id" in appended[0]));
+    assert.deepEqual(appended[1].tool_calls, [{
+      id: "call-1",
+      name: "search",
+      arguments: { q: "x" },
+    }]);
+    assert.ok(!("tool_call_id" in appended[1]));
+    assert.equal(appended[2].tool_call_id, "call-1");
+    assert.ok(!("tool_calls" in appended[2]));
+
+    const all = await store.allMessages(tenant, "s");
+    assert.deepEqual(all, appended, "stored records equal the returned ones");
+    assert.deepEqual(await store.getMessage(tenant, "s", "m-1"), appended[0]);
+    assert.equal(await store.getMessage(tenant, "s", "nope"), null);
+
+    const touched = (await store.getSession(tenant, "s"))!;
+    assert.ok(ms(touched.updated_at) > ms(session.updated_at), "append bumps updated_at");
+    assert.equal(touched.created_at, session.created_at);
+
+    const more = await store.appendMessages(tenant, "s", [text("again")]);
+    assert.equal(more[0].run_id, null);
+    assert.deepEqual(
+      (await store.allMessages(tenant, "s")).map((m) => m.message_id),
+      [...appended, ...more].map((m) => m.message_id),
+    );
+  });
+
+  await t.step("messages: 409005 on a used id (atomic), 404001 without session", async () => {
+    const tenant = newTenant();
+    await store.createSession(tenant, { session_id: "s" });
+    await store.createSession(tenant, { session_id: "s2" });
+    await store.appendMessages(tenant, "s", [text("one", { message_id: "m-1" })]);
+
+    await rejectsWith(
+      store.appendMessages(tenant, "s", [
+        text("x", { message_id: "m-2" }),
+        text("y", { message_id: "m-1" }),
+      ]),
+      409005,
+    );
+    await rejectsWith(
+      store.appendMessages(tenant, "s", [
+        text("x", { message_id: "m-3" }),
+        text("y", { message_id: "m-3" }),
+      ]),
+      409005,
+    );
+    assert.deepEqual(
+      (await store.allMessages(tenant, "s")).map((m) => m.message_id),
+      ["m-1"],
+      "a rejected batch inserts nothing",
+    );
+    // Message ids are unique per session only.
+    await store.appendMessages(tenant, "s2", [text("same id", { message_id: "m-1" })]);
+
+    await rejectsWith(store.appendMessages(tenant, "missing", [text("x")]), 404001);
+    await rejectsWith(store.appendMessages(newTenant(), "s", [text("x")]), 404001);
+  });
+
+  await t.step("messages: list pages, get and delete, tenant isolation", async () => {
+    const tenant = newTenant();
+    const other = newTenant();
+    await store.createSession(tenant, { session_id: "s" });
+    await store.createSession(other, { session_id: "s" });
+    const ids = ["m1", "m2", "m3", "m4", "m5"];
+    await store.appendMessages(tenant, "s", ids.map((id) => text(id, { message_id: id })));
+    await store.appendMessages(other, "s", [text("theirs", { message_id: "m1" })]);
+
+    const first = await store.listMessages(tenant, "s", { per_page: 3 });
+    assert.deepEqual(first.items.map((m) => m.message_id), ["m1", "m2", "m3"]);
+    assert.equal(first.count, 5);
+    await store.appendMessages(tenant, "s", [text("m6", { message_id: "m6" })]);
+    const second = await store.listMessages(tenant, "s", { per_page: 3, page: first.next_page });
+    assert.deepEqual(second.items.map((m) => m.message_id), ["m4", "m5", "m6"]);
+    assert.equal(second.count, 6);
+    assert.equal(second.next_page, null);
+
+    assert.equal((await store.getMessage(other, "s", "m1"))?.content[0].type, "text");
+    assert.deepEqual((await store.getMessage(other, "s", "m1"))?.content, [
+      { type: "text", value: "theirs" },
+    ]);
+    assert.equal(await store.getMessage(other, "s", "m2"), null);
+
+    const before = (await store.getSession(tenant, "s"))!;
+    await delay(5);
+    assert.equal(await store.deleteMessage(tenant, "s", "m2"), true);
+    assert.equal(await store.deleteMessage(tenant, "s", "m2"), false);
+    assert.equal(await store.deleteMessage(other, "s", "m3"), false);
+    assert.equal(await store.getMessage(tenant, "s", "m2"), null);
+    const after = (await store.getSession(tenant, "s"))!;
+    assert.ok(ms(after.updated_at) > ms(before.updated_at), "delete bumps updated_at");
+    assert.deepEqual(
+      (await store.allMessages(tenant, "s")).map((m) => m.message_id),
+      ["m1", "m3", "m4", "m5", "m6"],
+    );
+    assert.equal((await store.listMessages(tenant, "s", { per_page: 10 })).count, 5);
+    assert.equal((await store.allMessages(other, "s")).length, 1);
+
+    await rejectsWith(store.listMessages(tenant, "missing", { per_page: 10 }), 404001);
+    await rejectsWith(store.deleteMessage(tenant, "missing", "m1"), 404001);
+    assert.deepEqual(await store.allMessages(tenant, "missing"), []);
+  });
+
+  await t.step("messages: replaceMessages makes the list the conversation, in order", async () => {
+    const tenant = newTenant();
+    await store.createSession(tenant, { session_id: "s" });
+    const [a, b, c, d] = await store.appendMessages(tenant, "s", [
+      text("a", { message_id: "a" }),
+      text("b", { message_id: "b" }),
+      text("c", { message_id: "c" }),
+      {
+        role: "assistant",
+        content: [{ type: "text", value: "d" }],
+        message_id: "d",
+        tool_calls: [{ id: "k", name: "t", arguments: {} }],
+      },
+    ], "run-1");
+    assert.ok(b);
+    const restored: Message = {
+      message_id: "e",
+      session_id: "s",
+      run_id: "run-0",
+      role: "tool",
+      content: [{ type: "text", value: "e" }],
+      tool_call_id: "k",
+      created_at: "2024-01-02T03:04:05.678Z",
+    };
+    await store.replaceMessages(tenant, "s", [c, a, restored, d]);
+    const all = await store.allMessages(tenant, "s");
+    assert.deepEqual(all.map((m) => m.message_id), ["c", "a", "e", "d"]);
+    assert.deepEqual(all, [c, a, restored, d], "ids, run ids, timestamps and fields are kept");
+    assert.equal(await store.getMessage(tenant, "s", "b"), null);
+    const page = await store.listMessages(tenant, "s", { per_page: 2 });
+    assert.deepEqual(page.items.map((m) => m.message_id), ["c", "a"]);
+    assert.equal(page.count, 4);
+
+    const [f] = await store.appendMessages(tenant, "s", [text("f", { message_id: "f" })]);
+    assert.deepEqual((await store.allMessages(tenant, "s")).map((m) => m.message_id), [
+      "c",
+      "a",
+      "e",
+      "d",
+      f.message_id,
+    ]);
+    await store.replaceMessages(tenant, "s", []);
+    assert.deepEqual(await store.allMessages(tenant, "s"), []);
+    await rejectsWith(store.replaceMessages(tenant, "missing", [a]), 404001);
+    await rejectsWith(store.replaceMessages(newTenant(), "s", [a]), 404001);
+  });
+
+  await t.step("runs: create, get, 404001, one running run per session (409003)", async () => {
+    const tenant = newTenant();
+    await rejectsWith(
+      store.createRun(tenant, {
+        run_id: newId("r"),
+        session_id: "missing",
+        parent_checkpoint_id: null,
+        owner: "o",
+      }),
+      404001,
+    );
+    const session = await store.createSession(tenant, { session_id: "s" });
+    await delay(5);
+    const runId = newId("r");
+    const run = await store.createRun(tenant, {
+      run_id: runId,
+      session_id: "s",
+      parent_checkpoint_id: "cp-0",
+      owner: "replica-a",
+    });
+    assert.deepEqual(run, {
+      run_id: runId,
+      session_id: "s",
+      tenant_id: tenant,
+      status: "running",
+      created_at: run.created_at,
+      updated_at: run.created_at,
+      parent_checkpoint_id: "cp-0",
+      checkpoint_id: null,
+      result: null,
+      interrupt_payload: null,
+      error: null,
+    });
+    assert.ok(!("owner" in run) && !("heartbeat_at" in run), "lease columns stay private");
+    assert.deepEqual(await store.getRun(tenant, runId), run);
+    assert.equal(await store.getRun(newTenant(), runId), null);
+    assert.equal(await store.getRun(tenant, "nope"), null);
+    const touched = (await store.getSession(tenant, "s"))!;
+    assert.ok(ms(touched.updated_at) > ms(session.updated_at), "run creation bumps updated_at");
+
+    const second = { run_id: newId("r"), session_id: "s", parent_checkpoint_id: null, owner: "o" };
+    await rejectsWith(store.createRun(tenant, second), 409003);
+    // Concurrent creations: exactly one wins.
+    await store.finishRun(runId, { status: "completed" });
+    const racers = await Promise.allSettled(
+      [1, 2, 3].map(() =>
+        store.createRun(tenant, {
+          run_id: newId("r"),
+          session_id: "s",
+          parent_checkpoint_id: null,
+          owner: "o",
+        })
+      ),
+    );
+    assert.equal(racers.filter((r) => r.status === "fulfilled").length, 1);
+    for (const r of racers) {
+      if (r.status === "rejected") assert.equal((r.reason as ApiError).code, 409003);
+    }
+    // Another session of the tenant is independent.
+    await store.createSession(tenant, { session_id: "s2" });
+    await store.createRun(tenant, { ...second, session_id: "s2" });
+  });
+
+  await t.step("runs: a run id is unique across tenants (409002)", async () => {
+    const alice = newTenant();
+    const bob = newTenant();
+    const run = await runningRun(alice);
+    await store.finishRun(run.run_id, { status: "completed" });
+    await store.createSession(bob, { session_id: "s" });
+    await rejectsWith(
+      store.createRun(bob, {
+        run_id: run.run_id,
+        session_id: "s",
+        parent_checkpoint_id: null,
+        owner: "o",
+      }),
+      409002,
+    );
+    await rejectsWith(
+      store.createRun(alice, {
+        run_id: run.run_id,
+        session_id: run.session_id,
+        parent_checkpoint_id: null,
+        owner: "o",
+      }),
+      409002,
+    );
+    assert.equal(await store.getRun(bob, run.run_id), null);
+    assert.equal((await store.listRuns(bob, "s", {}, { per_page: 10 })).count, 0);
+  });
+
+  await t.step("runs: listRuns filters, count and pagination", async () => {
+    const tenant = newTenant();
+    await store.createSession(tenant, { session_id: "s" });
+    await store.createSession(tenant, { session_id: "other" });
+    const statuses = ["completed", "failed", "cancelled", "interrupted", "completed"] as const;
+    const runs: Run[] = [];
+    for (const status of statuses) {
+      const run = await store.createRun(tenant, {
+        run_id: newId("r"),
+        session_id: "s",
+        parent_checkpoint_id: null,
+        owner: "o",
+      });
+      runs.push(await store.finishRun(run.run_id, { status }));
+      await delay(5);
+    }
+    const live = await store.createRun(tenant, {
+      run_id: newId("r"),
+      session_id: "s",
+      parent_checkpoint_id: null,
+      owner: "o",
+    });
+    runs.push(live);
+    await store.createRun(tenant, {
+      run_id: newId("r"),
+      session_id: "other",
+      parent_checkpoint_id: null,
+      owner: "o",
+    });
+    const ids = (page: { items: Run[] }) => page.items.map((r) => r.run_id);
+    const all = runs.map((r) => r.run_id);
+    const list = (filter: Parameters<Store["listRuns"]>[2], perPage = 100) =>
+      store.listRuns(tenant, "s", filter, { per_page: perPage });
+
+    const everything = await list({});
+    assert.deepEqual(ids(everything), all, "only this session's runs, oldest first");
+    assert.equal(everything.count, 6);
+    assert.deepEqual(everything.items[0], runs[0]);
+
+    const byId = await list({ ids: [all[1], all[3], "nope"] });
+    assert.deepEqual(ids(byId), [all[1], all[3]]);
+    assert.equal(byId.count, 2);
+    assert.deepEqual(ids(await list({ session_ids: ["s"] })), all);
+    assert.deepEqual(ids(await list({ session_ids: ["other"] })), []);
+    assert.deepEqual(ids(await list({ statuses: ["completed"] })), [all[0], all[4]]);
+    assert.deepEqual(ids(await list({ statuses: ["running", "failed"] })), [all[1], all[5]]);
+    assert.deepEqual(ids(await list({ ids: [], statuses: [] })), all, "empty lists filter nothing");
+
+    // Bounds are exclusive: before is `<`, after is `>`.
+    const created = ms(runs[2].created_at);
+    assert.deepEqual(ids(await list({ created_before: created })), all.slice(0, 2));
+    assert.deepEqual(ids(await list({ created_after: created })), all.slice(3));
+    assert.deepEqual(
+      ids(
+        await list({
+          created_after: ms(runs[0].created_at),
+          created_before: ms(runs[4].created_at),
+        }),
+      ),
+      all.slice(1, 4),
+    );
+    const updated = ms(runs[2].updated_at);
+    assert.deepEqual(ids(await list({ updated_before: updated })), all.slice(0, 2));
+    assert.deepEqual(ids(await list({ updated_after: updated })), all.slice(3));
+    const combined = await list({ statuses: ["completed"], created_after: created });
+    assert.deepEqual(ids(combined), [all[4]]);
+    assert.equal(combined.count, 1);
+
+    // A checkpoint moves updated_at, so the first run now sorts as the latest update.
+    await delay(5);
+    await store.setRunCheckpoint(all[0], "cp-late");
+    const late = await store.getRun(tenant, all[0]);
+    assert.equal(late?.checkpoint_id, "cp-late");
+    assert.ok(ms(late!.updated_at) > ms(runs[0].updated_at));
+    assert.deepEqual(ids(await list({ updated_after: ms(live.updated_at) })), [all[0]]);
+
+    // Paging through a filter, with runs inserted in between.
+    const first = await list({ statuses: ["completed", "failed", "cancelled"] }, 2);
+    assert.deepEqual(ids(first), [all[0], all[1]]);
+    assert.equal(first.count, 4);
+    await store.finishRun(live.run_id, { status: "completed" });
+    const extra = await store.createRun(tenant, {
+      run_id: newId("r"),
+      session_id: "s",
+      parent_checkpoint_id: null,
+      owner: "o",
+    });
+    await store.finishRun(extra.run_id, { status: "failed" });
+    const second = await store.listRuns(tenant, "s", {
+      statuses: ["completed", "failed", "cancelled"],
+    }, { per_page: 2, page: first.next_page });
+    assert.deepEqual(ids(second), [all[2], all[4]]);
+    assert.equal(second.count, 6);
+    const third = await store.listRuns(tenant, "s", {
+      statuses: ["completed", "failed", "cancelled"],
+    }, { per_page: 2, page: second.next_page });
+    assert.deepEqual(ids(third), [all[5], extra.run_id]);
+    assert.equal(third.next_page, null);
+
+    await rejectsWith(store.listRuns(tenant, "missing", {}, { per_page: 10 }), 404001);
+    await rejectsWith(store.listRuns(newTenant(), "s", {}, { per_page: 10 }), 404001);
+  });
+
+  await t.step("runs: finishRun is a compare-and-set on running", async () => {
+    const tenant = newTenant();
+    const results: unknown[] = ["plain text", null, 42, [1, "two"], { answer: { deep: true } }];
+    for (const result of results) {
+      const run = await runningRun(tenant);
+      await delay(2);
+      const done = await store.finishRun(run.run_id, { status: "completed", result });
+      assert.equal(done.status, "completed");
+      assert.deepEqual(done.result, result);
+      assert.ok(ms(done.updated_at) > ms(run.updated_at));
+      assert.deepEqual(await store.getRun(tenant, run.run_id), done);
+      // Once terminal, a second finish changes nothing and returns the run as it is.
+      const again = await store.finishRun(run.run_id, {
+        status: "failed",
+        error: { code: "x", message: "late" },
+      });
+      assert.deepEqual(again, done);
+    }
+
+    const interrupted = await runningRun(tenant);
+    const paused = await store.finishRun(interrupted.run_id, {
+      status: "interrupted",
+      interrupt_payload: { question: "approve?" },
+    });
+    assert.deepEqual(paused.interrupt_payload, { question: "approve?" });
+    assert.equal(paused.result, null);
+    assert.equal(paused.error, null);
+
+    const failing = await runningRun(tenant);
+    const failed = await store.finishRun(failing.run_id, {
+      status: "failed",
+      error: { code: "model_error", message: "boom", provider: "p", model: "m", attempts: 3 },
+    });
+    assert.deepEqual(failed.error, {
+      code: "model_error",
+      message: "boom",
+      provider: "p",
+      model: "m",
+      attempts: 3,
+    });
+
+    const cancelled = await runningRun(tenant);
+    await store.cancelRun(tenant, cancelled.run_id);
+    const late = await store.finishRun(cancelled.run_id, { status: "completed", result: "late" });
+    assert.equal(late.status, "cancelled");
+    assert.equal(late.result, null);
+
+    await rejectsWith(store.finishRun("no-such-run", { status: "completed" }), 404002);
+  });
+
+  await t.step("runs: cancelRun semantics and runStatuses", async () => {
+    const tenant = newTenant();
+    const run = await runningRun(tenant);
+    // Another tenant cannot see or cancel it.
+    assert.equal(await store.cancelRun(newTenant(), run.run_id), null);
+    assert.equal((await store.getRun(tenant, run.run_id))?.status, "running");
+    assert.equal(await store.cancelRun(tenant, "no-such-run"), null);
+
+    await delay(2);
+    const cancelled = await store.cancelRun(tenant, run.run_id);
+    assert.equal(cancelled?.status, "cancelled");
+    assert.ok(ms(cancelled!.updated_at) > ms(run.updated_at));
+    await delay(2);
+    assert.deepEqual(await store.cancelRun(tenant, run.run_id), cancelled, "terminal: unchanged");
+
+    const done = await runningRun(tenant);
+    const completed = await store.finishRun(done.run_id, { status: "completed", result: 1 });
+    assert.deepEqual(await store.cancelRun(tenant, done.run_id), completed);
+
+    const live = await runningRun(tenant);
+    const statuses = await store.runStatuses([run.run_id, done.run_id, live.run_id, "nope"]);
+    assert.deepEqual(
+      [...statuses.entries()].sort(),
+      [[run.run_id, "cancelled"], [done.run_id, "completed"], [live.run_id, "running"]].sort(),
+    );
+    assert.equal((await store.runStatuses([])).size, 0);
+    // Any tenant: the owner's watch does not know tenants.
+    const elsewhere = await runningRun(newTenant());
+    assert.equal((await store.runStatuses([elsewhere.run_id])).get(elsewhere.run_id), "running");
+    const unsubscribe = await store.watchCancellations(() => {});
+    await unsubscribe();
+  });
+
+  await t.step("runs: heartbeat and sweepLostRuns", async () => {
+    const tenant = newTenant();
+    const lease = 60_000;
+    const stale = await runningRun(tenant);
+    const fresh = await runningRun(tenant);
+    const finished = await runningRun(tenant);
+    await store.finishRun(finished.run_id, { status: "completed" });
+    await delay(10);
+    await store.heartbeat("replica-b", [fresh.run_id, finished.run_id]);
+    await store.heartbeat("replica-b", []);
+
+    const mine = (lost: LostRun[]) => lost.filter((r) => r.tenant_id === tenant);
+    // Nothing is older than the lease yet.
+    assert.deepEqual(mine(await store.sweepLostRuns(Date.now(), lease)), []);
+
+    // A cutoff between the stale run's creation and the fresh heartbeat.
+    const cutoff = ms(stale.created_at) + 5;
+    const lost = mine(await store.sweepLostRuns(cutoff + lease, lease));
+    assert.deepEqual(lost, [{
+      tenant_id: tenant,
+      run_id: stale.run_id,
+      session_id: stale.session_id,
+      owner: "replica-a",
+    }]);
+    const swept = await store.getRun(tenant, stale.run_id);
+    assert.equal(swept?.status, "interrupted");
+    assert.deepEqual(swept?.error, {
+      code: "replica_lost",
+      message: "the replica executing this run stopped heartbeating (owner replica-a)",
+    });
+    assert.equal((await store.getRun(tenant, fresh.run_id))?.status, "running");
+    assert.equal((await store.getRun(tenant, finished.run_id))?.status, "completed");
+    // Swept once only.
+    assert.deepEqual(mine(await store.sweepLostRuns(cutoff + lease, lease)), []);
+    // A swept run is terminal: finishing it later changes nothing.
+    assert.equal(
+      (await store.finishRun(stale.run_id, { status: "completed" })).status,
+      "interrupted",
+    );
+
+    // The heartbeat took ownership: the sweep names the new owner.
+    const later = mine(await store.sweepLostRuns(Date.now() + lease + 1, lease));
+    assert.deepEqual(later.map((r) => [r.run_id, r.owner]), [[fresh.run_id, "replica-b"]]);
+  });
+
+  await t.step("runs: two concurrent sweeps report each run once", async () => {
+    const tenant = newTenant();
+    const runs = await Promise.all([1, 2, 3, 4].map(() => runningRun(tenant)));
+    const now = Date.now() + 120_000;
+    const [a, b] = await Promise.all([
+      store.sweepLostRuns(now, 1000),
+      store.sweepLostRuns(now, 1000),
+    ]);
+    const reported = [...a, ...b].filter((r) => r.tenant_id === tenant).map((r) => r.run_id);
+    assert.deepEqual(reported.sort(), runs.map((r) => r.run_id).sort());
+    for (const run of runs) {
+      assert.equal((await store.getRun(tenant, run.run_id))?.status, "interrupted");
+    }
+  });
+
+  await t.step("checkpoints: add, get, latest, list", async () => {
+    const tenant = newTenant();
+    await rejectsWith(
+      store.addCheckpoint(tenant, {
+        session_id: "missing",
+        run_id: null,
+        parent_id: null,
+        state: state(0),
+      }),
+      404001,
+    );
+    const run = await runningRun(tenant, "s");
+    assert.equal(await store.latestCheckpoint(tenant, "s"), null);
+    const saved = [];
+    let parent: string | null = null;
+    for (const step of [0, 1, 2]) {
+      const checkpoint = await store.addCheckpoint(tenant, {
+        session_id: "s",
+        run_id: run.run_id,
+        parent_id: parent,
+        state: {
+          ...state(step),
+          messages: step === 0 ? [] : await store.allMessages(tenant, "s"),
+        },
+      });
+      saved.push(checkpoint);
+      parent = checkpoint.checkpoint_id;
+      if (step === 0) await store.appendMessages(tenant, "s", [text("hi", { message_id: "m" })]);
+    }
+    assert.match(saved[0].checkpoint_id, /^[0-9a-f-]{36}$/);
+    assert.deepEqual(saved[1], {
+      checkpoint_id: saved[1].checkpoint_id,
+      session_id: "s",
+      run_id: run.run_id,
+      parent_id: saved[0].checkpoint_id,
+      step: 1,
+      created_at: saved[1].created_at,
+      state: {
+        messages: await store.allMessages(tenant, "s"),
+        context: { step: 1 },
+        pending_tool_calls: [],
+        step: 1,
+      },
+    });
+    ms(saved[1].created_at);
+    assert.deepEqual(await store.getCheckpoint(tenant, "s", saved[1].checkpoint_id), saved[1]);
+    assert.deepEqual(await store.latestCheckpoint(tenant, "s"), saved[2]);
+    assert.equal(await store.getCheckpoint(tenant, "other", saved[1].checkpoint_id), null);
+    assert.equal(await store.getCheckpoint(tenant, "s", "nope"), null);
+
+    const first = await store.listCheckpoints(tenant, "s", { per_page: 2 });
+    assert.deepEqual(first.items, saved.slice(0, 2));
+    assert.equal(first.count, 3);
+    const second = await store.listCheckpoints(tenant, "s", { per_page: 2, page: first.next_page });
+    assert.deepEqual(second.items, saved.slice(2));
+    assert.equal(second.next_page, null);
+    await rejectsWith(store.listCheckpoints(tenant, "missing", { per_page: 2 }), 404001);
+
+    // A run's checkpoint pointer.
+    await store.setRunCheckpoint(run.run_id, saved[2].checkpoint_id);
+    assert.equal((await store.getRun(tenant, run.run_id))?.checkpoint_id, saved[2].checkpoint_id);
+  });
+
+  await t.step("tenant isolation across every record", async () => {
+    const alice = newTenant();
+    const bob = newTenant();
+    const run = await runningRun(alice, "shared-name");
+    await store.appendMessages(alice, "shared-name", [text("secret", { message_id: "m" })]);
+    const checkpoint = await store.addCheckpoint(alice, {
+      session_id: "shared-name",
+      run_id: run.run_id,
+      parent_id: null,
+      state: state(0),
+    });
+
+    assert.equal(await store.getSession(bob, "shared-name"), null);
+    assert.equal(await store.getRun(bob, run.run_id), null);
+    assert.equal(await store.cancelRun(bob, run.run_id), null);
+    assert.equal(await store.getMessage(bob, "shared-name", "m"), null);
+    assert.deepEqual(await store.allMessages(bob, "shared-name"), []);
+    assert.equal(await store.getCheckpoint(bob, "shared-name", checkpoint.checkpoint_id), null);
+    assert.equal(await store.latestCheckpoint(bob, "shared-name"), null);
+    assert.equal((await store.listSessions(bob, { per_page: 10 })).count, 0);
+    await rejectsWith(store.deleteSession(bob, "shared-name"), 404001);
+    await rejectsWith(store.listMessages(bob, "shared-name", { per_page: 10 }), 404001);
+    await rejectsWith(store.listCheckpoints(bob, "shared-name", { per_page: 10 }), 404001);
+    await rejectsWith(
+      store.addCheckpoint(bob, {
+        session_id: "shared-name",
+        run_id: null,
+        parent_id: null,
+        state: state(0),
+      }),
+      404001,
+    );
+
+    // Bob's session of the same name is his own, and may run while Alice's runs.
+    await store.createSession(bob, { session_id: "shared-name" });
+    const bobs = await store.createRun(bob, {
+      run_id: newId("r"),
+      session_id: "shared-name",
+      parent_checkpoint_id: null,
+      owner: "o",
+    });
+    assert.deepEqual(
+      (await store.listRuns(bob, "shared-name", {}, { per_page: 10 })).items.map((r) => r.run_id),
+      [bobs.run_id],
+    );
+    assert.equal((await store.listMessages(bob, "shared-name", { per_page: 10 })).count, 0);
+    assert.equal(await store.latestCheckpoint(bob, "shared-name"), null);
+    assert.equal((await store.getRun(alice, run.run_id))?.status, "running");
+  });
+
+  await t.step(
+    "sessions: deleteSession cascades; 409003 while running, 404001 absent",
+    async () => {
+      const tenant = newTenant();
+      const run = await runningRun(tenant, "s");
+      await store.appendMessages(tenant, "s", [text("x", { message_id: "m" })], run.run_id);
+      const checkpoint = await store.addCheckpoint(tenant, {
+        session_id: "s",
+        run_id: run.run_id,
+        parent_id: null,
+        state: state(0),
+      });
+      // Same session id in another tenant must survive.
+      const otherTenant = newTenant();
+      const theirs = await runningRun(otherTenant, "s");
+      await store.finishRun(theirs.run_id, { status: "completed" });
+
+      await rejectsWith(store.deleteSession(tenant, "s"), 409003);
+      assert.ok(await store.getSession(tenant, "s"), "a refused delete removes nothing");
+      assert.ok(await store.getMessage(tenant, "s", "m"));
+
+      await store.finishRun(run.run_id, { status: "completed" });
+      await store.deleteSession(tenant, "s");
+      assert.equal(await store.getSession(tenant, "s"), null);
+      assert.equal(await store.getRun(tenant, run.run_id), null);
+      assert.equal(await store.getMessage(tenant, "s", "m"), null);
+      assert.equal(await store.getCheckpoint(tenant, "s", checkpoint.checkpoint_id), null);
+      assert.equal((await store.runStatuses([run.run_id])).size, 0);
+      await rejectsWith(store.deleteSession(tenant, "s"), 404001);
+      await rejectsWith(store.deleteSession(tenant, "never"), 404001);
+
+      // A session re-created under the same id starts empty, and the run id is free again.
+      await store.createSession(tenant, { session_id: "s" });
+      assert.deepEqual(await store.allMessages(tenant, "s"), []);
+      assert.equal(await store.latestCheckpoint(tenant, "s"), null);
+      assert.equal((await store.listRuns(tenant, "s", {}, { per_page: 10 })).count, 0);
+      await store.createRun(tenant, {
+        run_id: run.run_id,
+        session_id: "s",
+        parent_checkpoint_id: null,
+        owner: "o",
+      });
+      assert.ok(await store.getSession(otherTenant, "s"));
+      assert.equal((await store.getRun(otherTenant, theirs.run_id))?.status, "completed");
+    },
+  );
+
+  await t.step("migrate twice is a no-op", async () => {
+    const tenant = newTenant();
+    await store.createSession(tenant, { session_id: "kept" });
+    await store.migrate();
+    await store.migrate();
+    assert.ok(await store.getSession(tenant, "kept"));
+  });
+}
