@@ -354,6 +354,21 @@ async function contractSteps(t: Deno.TestContext, store: Store): Promise<void> {
     await rejectsWith(store.replaceMessages(newTenant(), "s", [a]), 404001);
   });
 
+  await t.step("messages: a long conversation appends and replaces in order", async () => {
+    const tenant = newTenant();
+    await store.createSession(tenant, { session_id: "s" });
+    const inputs = Array.from({ length: 1200 }, (_, i) => text(`m${i}`, { message_id: `m${i}` }));
+    const appended = await store.appendMessages(tenant, "s", inputs);
+    assert.deepEqual(
+      (await store.allMessages(tenant, "s")).map((m) => m.message_id),
+      inputs.map((m) => m.message_id),
+    );
+    const reversed = [...appended].reverse();
+    await store.replaceMessages(tenant, "s", reversed);
+    assert.deepEqual(await store.allMessages(tenant, "s"), reversed);
+    assert.equal((await store.listMessages(tenant, "s", { per_page: 1 })).count, 1200);
+  });
+
   await t.step("runs: create, get, 404001, one running run per session (409003)", async () => {
     const tenant = newTenant();
     await rejectsWith(

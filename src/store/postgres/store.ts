@@ -268,13 +268,37 @@ export class PostgresStore implements Store {
 
   // Messages
 
+  /**
+   * Inserts messages in list order with multi-row INSERTs: rows of one VALUES list take their
+   * `seq` in order, and a long conversation restored by `replaceMessages` costs a few round trips.
+   */
   async #insertMessages(q: Query, tenant: string, rows: Omit<MessageRow, "seq">[]) {
-    for (const m of rows) {
-      await q`INSERT INTO messages (tenant_id, session_id, message_id, run_id, role, content,
-          tool_calls, tool_call_id, created_at)
-        VALUES (${tenant}, ${m.session_id}, ${m.message_id}, ${m.run_id}, ${m.role},
-          ${JSON.stringify(m.content)}::text::jsonb, ${json(m.tool_calls)}::text::jsonb,
-          ${m.tool_call_id}, ${m.created_at})`;
+    // 9 parameters a row; PostgreSQL allows 65535 parameters a statement.
+    const chunk = 500;
+    for (let start = 0; start < rows.length; start += chunk) {
+      const params: (string | number | null)[] = [];
+      const tuples = rows.slice(start, start + chunk).map((m) => {
+        const at = params.length;
+        params.push(
+          tenant,
+          m.session_id,
+          m.message_id,
+          m.run_id,
+          m.role,
+          JSON.stringify(m.content),
+          json(m.tool_calls),
+          m.tool_call_id,
+          m.created_at,
+        );
+        const p = (i: number) => `$${at + i}`;
+        return `(${p(1)}, ${p(2)}, ${p(3)}, ${p(4)}, ${p(5)}, ${p(6)}::text::jsonb, ` +
+          `${p(7)}::text::jsonb, ${p(8)}, ${p(9)}::bigint)`;
+      });
+      await q.unsafe(
+        `INSERT INTO messages (tenant_id, session_id, message_id, run_id, role, content,
+          tool_calls, tool_call_id, created_at) VALUES ${tuples.join(", ")}`,
+        params,
+      );
     }
   }
 
