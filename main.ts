@@ -1,0 +1,233 @@
+/**
+ * The `agentd` command line: `serve` runs an agent manifest over HTTP, `check` validates one.
+ *
+ * Exit codes: 0 success, 1 the server failed while running, 2 a user mistake (bad command or
+ * flag, missing file, invalid manifest). User mistakes never print a stack trace.
+ *
+ * @module
+ */
+import denoConfig from "./deno.json" with { type: "json" };
+import { type Config, ConfigError, loadConfig, maskSecrets } from "./src/config/mod.ts";
+
+/** The program version, from `deno.json`. */
+export const VERSION: string = denoConfig.version;
+
+const DEFAULT_MANIFEST = "./agent.hcl";
+
+const USAGE = `agentd ${VERSION}: run an LLM agent defined by a manifest and serve it over HTTP
+
+Usage:
+  agentd serve [MANIFEST] [--host HOST] [--port PORT]
+  agentd check [MANIFEST]
+  agentd --help | --version
+
+Commands:
+  serve   Serve the agent's HTTP API (native /v1 plus the protocol add-ons of the manifest).
+          The manifest must have an http_server block.
+  check   Validate the manifest and print the resolved configuration as JSON (secrets masked).
+
+Arguments:
+  MANIFEST          Path of the agent manifest (.hcl or .json); default ${DEFAULT_MANIFEST}
+
+Options:
+  --host HOST       serve: address to listen on; wins over http_server.host and AGENT__HTTP__HOST
+  --port PORT       serve: port to listen on (0 picks a free one); wins over http_server.port
+  -h, --help        Show this help (also after a command)
+  -V, --version     Print the version
+
+Environment:
+  \${env.NAME} in the manifest reads NAME; AGENT__SECTION__KEY variables override manifest
+  values (see docs/configuration.md for the table).
+
+Exit codes: 0 success, 1 the server failed while running, 2 usage or configuration error.`;
+
+/** A mistake in how the command was invoked; reported with a hint to `--help`, exit code 2. */
+class UsageError extends Error {}
+
+interface Parsed {
+  command?: string;
+  positionals: string[];
+  flags: Map<string, string | true>;
+}
+
+/** Flags each command accepts, and whether they take a value. */
+const COMMAND_FLAGS: Record<string, Record<string, "value" | "switch">> = {
+  serve: { host: "value", port: "value", help: "switch" },
+  check: { help: "switch" },
+};
+const GLOBAL_FLAGS: Record<string, "value" | "switch"> = { help: "switch", version: "switch" };
+const SHORT_FLAGS: Record<string, string> = { h: "help", V: "version" };
+
+function parseArgs(args: string[]): Parsed {
+  const parsed: Parsed = { positionals: [], flags: new Map() };
+  let onlyPositionals = false;
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i];
+    if (onlyPositionals || !arg.startsWith("-") || arg === "-") {
+      if (parsed.command === undefined) parsed.command = arg;
+      else parsed.positionals.push(arg);
+      continue;
+    }
+    if (arg === "--") {
+      onlyPositionals = true;
+      continue;
+    }
+    let name: string;
+    let inline: string | undefined;
+    if (arg.startsWith("--")) {
+      const eq = arg.indexOf("=");
+      name = eq < 0 ? arg.slice(2) : arg.slice(2, eq);
+      inline = eq < 0 ? undefined : arg.slice(eq + 1);
+    } else {
+      const long = SHORT_FLAGS[arg.slice(1)];
+      if (!long) throw new UsageError(`unknown option ${arg}`);
+      name = long;
+    }
+    const known = parsed.command === undefined
+      ? GLOBAL_FLAGS
+      : { ...GLOBAL_FLAGS, ...COMMAND_FLAGS[parsed.command] };
+    const kind = known[name];
+    if (!kind) {
+      const where = parsed.command ? ` for ${parsed.command}` : "";
+      throw new UsageError(`unknown option --${name}${where}`);
+    }
+    if (kind === "switch") {
+      if (inline !== undefined) throw new UsageError(`option --${name} takes no value`);
+      parsed.flags.set(name, true);
+      continue;
+    }
+    const value = inline ?? args[++i];
+    if (value === undefined || (inline === undefined && value.startsWith("--"))) {
+      throw new UsageError(`option --${name} needs a value`);
+    }
+    parsed.flags.set(name, value);
+  }
+  return parsed;
+}
+
+function parsePort(text: string): number {
+  if (!/^\d+$/.test(text) || Number(text) > 65535) {
+    throw new UsageError(`--port expects a number from 0 to 65535, got ${JSON.stringify(text)}`);
+  }
+  return Number(text);
+}
+
+function manifestArgument(parsed: Parsed): string {
+  if (parsed.positionals.length > 1) {
+    throw new UsageError(
+      `${parsed.command} takes one manifest, got ${parsed.positionals.length}: ${
+        parsed.positionals.join(" ")
+      }`,
+    );
+  }
+  return parsed.positionals[0] ?? DEFAULT_MANIFEST;
+}
+
+/** Loads the manifest, turning a `ConfigError` into a report that names the file. */
+async function load(path: string): Promise<Config> {
+  try {
+    return await loadConfig(path);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    // Read and syntax errors already start with the file name; content errors need it said once.
+    if (error.messages.every((m) => m.startsWith(`${path}:`))) {
+      throw new ReportedError(error.messages[0], error.messages.slice(1));
+    }
+    throw new ReportedError(`${path} is not a valid manifest:`, error.messages);
+  }
+}
+
+/** A configuration problem with its detail lines; exit code 2. */
+class ReportedError extends Error {
+  constructor(message: string, readonly details: readonly string[]) {
+    super(message);
+  }
+}
+
+async function check(parsed: Parsed): Promise<number> {
+  const path = manifestArgument(parsed);
+  const config = await load(path);
+  console.log(JSON.stringify(maskSecrets(config), null, 2));
+  if (!config.manifest.http_server) {
+    // stderr, so that stdout stays pure JSON for scripts.
+    console.error(`note: ${path} has no http_server block, so "agentd serve" will refuse it`);
+  }
+  return 0;
+}
+
+async function serve(parsed: Parsed): Promise<number> {
+  const path = manifestArgument(parsed);
+  const host = parsed.flags.get("host");
+  const portFlag = parsed.flags.get("port");
+  const port = typeof portFlag === "string" ? parsePort(portFlag) : undefined;
+  const config = await load(path);
+  if (!config.manifest.http_server) {
+    console.error(
+      `error: ${path} has no http_server block. The native HTTP API (/v1) exists only when the ` +
+        `manifest has an http_server block; add one, for example:\n\n` +
+        `  http_server {\n    port = 8080\n  }\n`,
+    );
+    return 2;
+  }
+  // Loaded on demand: `check` and `--help` should not pull in the store, pub/sub and providers.
+  const { startServer } = await import("./src/server.ts");
+  const server = await startServer(config, {
+    host: typeof host === "string" ? host : undefined,
+    port,
+    handleSignals: true,
+  });
+  await server.finished;
+  return 0;
+}
+
+/**
+ * Runs the command line with `args` (without the program name) and returns the exit code;
+ * user mistakes are printed to stderr here, so callers only need to exit with the result.
+ */
+export async function runCli(args: string[]): Promise<number> {
+  try {
+    const parsed = parseArgs(args);
+    if (parsed.flags.has("version")) {
+      console.log(VERSION);
+      return 0;
+    }
+    if (parsed.flags.has("help") || parsed.command === "help") {
+      console.log(USAGE);
+      return 0;
+    }
+    if (parsed.command === undefined) {
+      console.error(USAGE);
+      return 2;
+    }
+    if (parsed.command === "serve") return await serve(parsed);
+    if (parsed.command === "check") return await check(parsed);
+    throw new UsageError(
+      `unknown command ${JSON.stringify(parsed.command)}; expected serve or check`,
+    );
+  } catch (error) {
+    if (error instanceof UsageError) {
+      console.error(`error: ${error.message}\nRun "agentd --help" for usage.`);
+      return 2;
+    }
+    if (error instanceof ReportedError || error instanceof ConfigError) {
+      const details = error instanceof ReportedError ? error.details : error.messages;
+      const headline = error instanceof ReportedError ? error.message : "invalid configuration:";
+      console.error(`error: ${headline}`);
+      for (const line of details) console.error(line);
+      return 2;
+    }
+    if (error instanceof Deno.errors.AddrInUse) {
+      console.error(`error: the address is already in use: ${error.message}`);
+      return 1;
+    }
+    // Unexpected failures: a one-line message; the stack only on request.
+    const message = error instanceof Error ? error.message : String(error);
+    console.error(`error: ${message}`);
+    if (Deno.env.get("AGENTD_DEBUG") && error instanceof Error) console.error(error.stack);
+    return 1;
+  }
+}
+
+if (import.meta.main) {
+  Deno.exit(await runCli(Deno.args));
+}

@@ -1,0 +1,253 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import denoConfig from "../deno.json" with { type: "json" };
+
+const ROOT = join(import.meta.dirname!, "..");
+const MAIN = join(ROOT, "main.ts");
+
+interface Result {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `deno run -A main.ts ...args` in `cwd` with `childEnv(env)`. */
+async function cli(args: string[], cwd: string, env: Record<string, string> = {}): Promise<Result> {
+  const output = await new Deno.Command(Deno.execPath(), {
+    // --config: the subprocess runs from a temp directory, where deno.json would not be found.
+    args: ["run", "-A", "--config", join(ROOT, "deno.json"), MAIN, ...args],
+    cwd,
+    env: childEnv(env),
+    clearEnv: true,
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const decoder = new TextDecoder();
+  return {
+    code: output.code,
+    stdout: decoder.decode(output.stdout),
+    stderr: decoder.decode(output.stderr),
+  };
+}
+
+/** The caller's environment without `AGENT__*` (they would apply as overrides), plus `extra`. */
+function childEnv(extra: Record<string, string> = {}): Record<string, string> {
+  const base = Object.entries(Deno.env.toObject()).filter(([k]) => !k.startsWith("AGENT__"));
+  return { ...Object.fromEntries(base), NO_COLOR: "1", ...extra };
+}
+
+function assertNoStack(result: Result): void {
+  assert.doesNotMatch(result.stderr, /^\s+at /m, `stack trace in stderr:\n${result.stderr}`);
+}
+
+/** A temp directory with the given files, removed after `fn`. */
+async function withFiles(
+  files: Record<string, string>,
+  fn: (dir: string) => Promise<void>,
+): Promise<void> {
+  const dir = await Deno.makeTempDir({ prefix: "agentd_cli_" });
+  try {
+    for (const [name, text] of Object.entries(files)) {
+      await Deno.writeTextFile(join(dir, name), text);
+    }
+    await fn(dir);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+const GOOD = `
+agent {
+  name = "cli"
+  model {
+    provider = "openai"
+    api_key = "\${env.CLI_TEST_KEY}"
+  }
+}
+runtime {
+  pubsub {
+    url = "redis://:hunter2@cache:6379"
+  }
+}
+http_server {
+  port = 8080
+  protocol {
+    a2a {}
+  }
+}
+`;
+
+Deno.test("cli: --help prints the usage of every command and flag", async () => {
+  const result = await cli(["--help"], ROOT);
+  assert.equal(result.code, 0);
+  for (const word of ["serve", "check", "--host", "--port", "--help", "--version", "MANIFEST"]) {
+    assert.ok(result.stdout.includes(word), `--help does not mention ${word}`);
+  }
+  const sub = await cli(["serve", "--help"], ROOT);
+  assert.equal(sub.code, 0);
+  assert.ok(sub.stdout.includes("Usage:"));
+});
+
+Deno.test("cli: --version prints the version from deno.json", async () => {
+  const result = await cli(["--version"], ROOT);
+  assert.equal(result.code, 0);
+  assert.equal(result.stdout.trim(), denoConfig.version);
+});
+
+Deno.test("cli: check on a good manifest prints the resolved configuration, secrets masked", async () => {
+  await withFiles({ "agent.hcl": GOOD }, async (dir) => {
+    const result = await cli(["check", "agent.hcl"], dir, { CLI_TEST_KEY: "sk-very-secret" });
+    assert.equal(result.code, 0, result.stderr);
+    const printed = JSON.parse(result.stdout);
+    assert.equal(printed.manifest.agent.name, "cli");
+    assert.equal(printed.manifest.agent.model.api_key, "****");
+    assert.equal(printed.manifest.runtime.pubsub.url, "redis://:****@cache:6379");
+    assert.equal(printed.manifest.runtime.storage.kind, "sqlite");
+    assert.equal(printed.manifest.http_server.protocol.a2a.path, "/a2a");
+    assert.equal(printed.baseDir, await Deno.realPath(dir));
+    assert.doesNotMatch(result.stdout, /sk-very-secret|hunter2/);
+  });
+});
+
+Deno.test("cli: check reports syntax errors as file:line:col and exits 2", async () => {
+  await withFiles({ "agent.hcl": `agent {\n  name = \n}\n` }, async (dir) => {
+    const result = await cli(["check", "agent.hcl"], dir);
+    assert.equal(result.code, 2);
+    assert.match(result.stderr, /agent\.hcl:2:10: Invalid expression/);
+    assert.equal(result.stdout, "");
+    assertNoStack(result);
+  });
+});
+
+Deno.test("cli: check reports schema errors with dotted paths and exits 2", async () => {
+  const text =
+    `agent {\n  name = "x"\n}\nhttp_server {\n  protocol {\n    a2a {\n      path = 5\n    }\n  }\n}\n`;
+  await withFiles({ "agent.hcl": text }, async (dir) => {
+    const result = await cli(["check", "agent.hcl"], dir);
+    assert.equal(result.code, 2);
+    assert.match(
+      result.stderr,
+      /http_server\.protocol\.a2a\.path: expected string, received number/,
+    );
+    assertNoStack(result);
+  });
+});
+
+Deno.test("cli: check on a missing file, an unset variable or a bad override exits 2", async () => {
+  await withFiles({ "agent.hcl": GOOD }, async (dir) => {
+    const missing = await cli(["check", "nope.hcl"], dir);
+    assert.equal(missing.code, 2);
+    assert.match(missing.stderr, /nope\.hcl: manifest file not found/);
+    assertNoStack(missing);
+
+    const unset = await cli(["check", "agent.hcl"], dir);
+    assert.equal(unset.code, 2);
+    assert.match(
+      unset.stderr,
+      /agent\.model\.api_key: environment variable CLI_TEST_KEY is not set/,
+    );
+
+    const override = await cli(["check"], dir, {
+      CLI_TEST_KEY: "k",
+      AGENT__PUBSUB__CAPACITY: "big",
+      AGENT__PUBSUB__KINDS: "redis",
+    });
+    assert.equal(override.code, 2);
+    assert.match(override.stderr, /AGENT__PUBSUB__CAPACITY: expected an integer/);
+    assert.match(override.stderr, /unknown environment variable AGENT__PUBSUB__KINDS/);
+    assertNoStack(override);
+  });
+});
+
+Deno.test("cli: serve refuses a manifest without http_server and exits 2", async () => {
+  await withFiles({ "agent.hcl": `agent {\n  name = "x"\n}\n` }, async (dir) => {
+    const result = await cli(["serve", "agent.hcl"], dir);
+    assert.equal(result.code, 2);
+    assert.match(
+      result.stderr,
+      /native HTTP API \(\/v1\) exists only when the manifest has an http_server block/,
+    );
+    assert.match(result.stderr, /http_server \{/);
+    assertNoStack(result);
+  });
+});
+
+Deno.test("cli: usage mistakes exit 2 without a stack trace", async () => {
+  for (
+    const args of [
+      ["frobnicate"],
+      [],
+      ["serve", "--port", "http"],
+      ["serve", "--port"],
+      ["serve", "--verbose"],
+      ["check", "--host", "x"],
+      ["check", "a.hcl", "b.hcl"],
+    ]
+  ) {
+    const result = await cli(args, ROOT);
+    assert.equal(result.code, 2, `agentd ${args.join(" ")} exited ${result.code}`);
+    assert.ok(result.stderr.length > 0, `agentd ${args.join(" ")} printed nothing`);
+    assertNoStack(result);
+  }
+  const unknown = await cli(["frobnicate"], ROOT);
+  assert.match(unknown.stderr, /unknown command "frobnicate"/);
+});
+
+Deno.test("cli: serve listens where --host/--port say and stops cleanly on SIGTERM", async () => {
+  const manifest =
+    `agent {\n  name = "s"\n}\nruntime {\n  storage {\n    path = ":memory:"\n  }\n}\n` +
+    `http_server {\n  port = 8080\n}\n`;
+  await withFiles({ "agent.hcl": manifest }, async (dir) => {
+    const child = new Deno.Command(Deno.execPath(), {
+      args: [
+        "run",
+        "-A",
+        "--unstable-worker-options",
+        "--config",
+        join(ROOT, "deno.json"),
+        MAIN,
+        "serve",
+        "agent.hcl",
+        "--host",
+        "127.0.0.1",
+        "--port=0",
+      ],
+      cwd: dir,
+      env: childEnv(),
+      clearEnv: true,
+      stdout: "null",
+      stderr: "piped",
+    }).spawn();
+    const lines = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
+    let seen = "";
+    let url: string | undefined;
+    try {
+      const deadline = Date.now() + 20_000;
+      while (!url && Date.now() < deadline) {
+        const { value, done } = await lines.read();
+        if (done) break;
+        seen += value;
+        url = /"url":"(http:\/\/127\.0\.0\.1:(\d+))"/.exec(seen)?.[1];
+      }
+      assert.ok(url, `serve did not report a URL:\n${seen}`);
+      // --port 0 won over the manifest's 8080.
+      assert.notEqual(new URL(url).port, "8080");
+      const response = await fetch(`${url}/v1/runs/does-not-exist`);
+      await response.body?.cancel();
+      assert.equal(response.status, 404);
+    } finally {
+      try {
+        child.kill("SIGTERM");
+      } catch {
+        // Already exited: the assertions above say why.
+      }
+      // Drain stderr so the process is not blocked on a full pipe while it shuts down.
+      for (;;) {
+        const { done } = await lines.read();
+        if (done) break;
+      }
+    }
+    const status = await child.status;
+    assert.equal(status.code, 0);
+  });
+});
