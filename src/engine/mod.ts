@@ -1,0 +1,41 @@
+/**
+ * The engine's public surface. The run service calls, in order:
+ *
+ * 1. `prepareRun(deps, request)` — synchronous; 422 for a bad model, capability, client tool or
+ *    `resume_payload` shape;
+ * 2. `loadStart(deps, prepared, { tenant_id, session_id, request })` — reads the start checkpoint;
+ *    404 for an unknown `checkpoint_id`, 422 for a resume that does not fit the pending calls;
+ * 3. creates the session (if needed) and the run with `parent_checkpoint_id` from step 2;
+ * 4. `runAgent(deps, prepared, { ..., start }, signal)` — yields the run's events, always ending
+ *    with `run_finished`.
+ *
+ * `createEngine(deps)` bundles 1+2 as `prepare` and 4 as `execute` (the run service's `Engine`).
+ *
+ * See docs/engine.md.
+ */
+export { type BoundEngine, createEngine, type EnginePlan } from "./engine.ts";
+export { activeCapabilities, prepareRun, serverTools, systemPrompt } from "./prepare.ts";
+export { loadStart } from "./start.ts";
+export { runAgent } from "./run.ts";
+export { applyStateUpdate } from "./state.ts";
+export { ResumePayloadSchema } from "./types.ts";
+export type {
+  EngineDeps,
+  InterruptPayload,
+  PendingAnswer,
+  PendingKind,
+  PendingToolCall,
+  PreparedRun,
+  ResumePayload,
+  RunInput,
+  RunResult,
+  StartState,
+} from "./types.ts";
+export { makeEvent } from "./events.ts";
+export type {
+  PatchOperation,
+  RunEvent,
+  RunEventKind,
+  RunEventOf,
+  RunEventPayloads,
+} from "./events.ts";

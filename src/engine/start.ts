@@ -1,0 +1,172 @@
+/**
+ * The state a run starts from: the fork checkpoint or the session's latest one, and the answers to
+ * the tool calls that checkpoint left pending. Loaded before the run record exists, so an unknown
+ * checkpoint (404) or an incomplete resume (422) never creates a run.
+ */
+import type { Message, MessageInput } from "../api/schemas.ts";
+import { errors, type FieldError } from "../errors.ts";
+import { unansweredToolCalls } from "./conversation.ts";
+import type {
+  EngineDeps,
+  PendingAnswer,
+  PendingToolCall,
+  PreparedRun,
+  ResumePayload,
+  StartState,
+} from "./types.ts";
+
+/**
+ * Loads and validates the start state of a run. Throws `errors.checkpointNotFound` (404) for an
+ * unknown `checkpoint_id`, `errors.messageExists` (409) for an input `message_id` the session
+ * already has, and an `ApiError` 422 on `resume_payload` (`nothing_to_resume`,
+ * `missing_tool_result`, `unknown_tool_call`, `duplicate_answer`). Reads only; writes nothing.
+ */
+export async function loadStart(
+  deps: EngineDeps,
+  prepared: PreparedRun,
+  input: {
+    tenant_id: string;
+    session_id: string;
+    request: { checkpoint_id?: string | null; messages: MessageInput[] };
+    /** False when the session does not exist yet (it has no checkpoint then); default true. */
+    session_exists?: boolean;
+  },
+): Promise<StartState> {
+  const { store } = deps;
+  const { tenant_id, session_id, request } = input;
+  const fork = !!request.checkpoint_id;
+  const checkpoint = input.session_exists === false
+    ? null
+    : fork
+    ? await store.getCheckpoint(tenant_id, session_id, request.checkpoint_id!)
+    : await store.latestCheckpoint(tenant_id, session_id);
+  if (fork && !checkpoint) throw errors.checkpointNotFound(request.checkpoint_id!);
+  if (input.session_exists !== false) {
+    // A reused message id would only fail inside the run; say so before the run exists.
+    for (const m of request.messages) {
+      if (m.message_id && await store.getMessage(tenant_id, session_id, m.message_id)) {
+        throw errors.messageExists(m.message_id);
+      }
+    }
+  }
+
+  let pending: PendingToolCall[] = [];
+  const stored = (checkpoint?.state.pending_tool_calls ?? []).flatMap(asPending);
+  if (stored.length > 0) {
+    // A pending call only counts while the conversation still holds the assistant's call and no
+    // answer to it: the messages API may have deleted the call or added its tool message since.
+    const messages: Message[] = fork
+      ? checkpoint!.state.messages
+      : await store.allMessages(tenant_id, session_id);
+    const open = new Set(unansweredToolCalls(messages).map((c) => c.id));
+    pending = stored.filter((p) => open.has(p.tool_call_id));
+  }
+
+  return {
+    parent_checkpoint_id: checkpoint?.checkpoint_id ?? null,
+    fork,
+    fork_messages: fork ? checkpoint!.state.messages : null,
+    context: checkpoint?.state.context ?? null,
+    step: checkpoint?.state.step ?? 0,
+    pending: answerPending(pending, prepared.resume, request.messages),
+  };
+}
+
+/**
+ * Pairs every pending call with its answer. A run resumes when it has a `resume_payload` or its
+ * messages hold a `tool` message for a pending client call; a resuming run must answer every
+ * pending call. A run that does not resume closes them as unanswered.
+ */
+export function answerPending(
+  pending: PendingToolCall[],
+  resume: ResumePayload | null,
+  inputMessages: MessageInput[],
+): { call: PendingToolCall; answer: PendingAnswer }[] {
+  if (pending.length === 0) {
+    if (resume) {
+      throw errors.validation([{
+        field: "resume_payload",
+        errors: [{
+          code: "nothing_to_resume",
+          message: "the session has no pending tool calls to resume",
+        }],
+      }]);
+    }
+    return [];
+  }
+
+  const byId = new Map(pending.map((p) => [p.tool_call_id, p]));
+  const answers = new Map<string, PendingAnswer>();
+  const fields: FieldError[] = [];
+  const entryError = (field: string, code: string, message: string) =>
+    fields.push({ field, errors: [{ code, message }] });
+  const claim = (id: string, kind: PendingToolCall["kind"], field: string, a: PendingAnswer) => {
+    const call = byId.get(id);
+    if (!call || call.kind !== kind) {
+      const why = call
+        ? `'${id}' waits for ${call.kind === "approval" ? "an approval" : "a tool result"}`
+        : `'${id}' is not a pending tool call`;
+      entryError(field, "unknown_tool_call", why);
+    } else if (answers.has(id)) {
+      entryError(field, "duplicate_answer", `'${id}' is answered more than once`);
+    } else {
+      answers.set(id, a);
+    }
+  };
+
+  inputMessages.forEach((m, i) => {
+    // Only tool messages that answer a pending client call are answers; others are plain input.
+    if (m.role === "tool" && m.tool_call_id && byId.get(m.tool_call_id)?.kind === "client_tool") {
+      claim(m.tool_call_id, "client_tool", `messages.${i}.tool_call_id`, {
+        kind: "input_message",
+        index: i,
+      });
+    }
+  });
+  resume?.tool_results?.forEach((r, i) =>
+    claim(r.tool_call_id, "client_tool", `resume_payload.tool_results.${i}.tool_call_id`, {
+      kind: "result",
+      result: r.result,
+      is_error: r.is_error ?? false,
+    })
+  );
+  resume?.approvals?.forEach((a, i) =>
+    claim(
+      a.tool_call_id,
+      "approval",
+      `resume_payload.approvals.${i}.tool_call_id`,
+      a.approved ? { kind: "approved" } : { kind: "rejected", reason: a.reason },
+    )
+  );
+
+  const resuming = resume !== null || answers.size > 0;
+  if (resuming) {
+    const missing = pending.filter((p) => !answers.has(p.tool_call_id)).map((p) => p.tool_call_id);
+    if (missing.length > 0) {
+      fields.push({
+        field: "resume_payload",
+        errors: [{
+          code: "missing_tool_result",
+          message: `pending tool calls without an answer: ${missing.join(", ")}`,
+          params: { tool_call_ids: missing },
+        }],
+      });
+    }
+  }
+  if (fields.length > 0) throw errors.validation(fields);
+  return pending.map((call) => ({
+    call,
+    answer: answers.get(call.tool_call_id) ?? { kind: "unanswered" },
+  }));
+}
+
+/** Reads one stored pending call; anything malformed is dropped rather than failing runs. */
+function asPending(raw: Record<string, unknown>): PendingToolCall[] {
+  const { tool_call_id, tool_name, arguments: args, kind } = raw;
+  if (typeof tool_call_id !== "string" || typeof tool_name !== "string") return [];
+  if (kind !== "client_tool" && kind !== "approval") return [];
+  const argsObj = args && typeof args === "object" && !Array.isArray(args)
+    ? args as Record<string, unknown>
+    : {};
+  return [{ tool_call_id, tool_name, arguments: argsObj, kind }];
+}

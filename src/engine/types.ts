@@ -1,0 +1,119 @@
+/**
+ * Shapes the engine shares with the run service: its dependencies, a prepared run, the state a
+ * run starts from, and the payloads of interrupts and resumes.
+ */
+import { z } from "zod";
+import type { Message, ModelConfig, RunRequest, ToolDefinition } from "../api/schemas.ts";
+import type { Config } from "../config/schema.ts";
+import type { ModelClient, ModelTool, ResolvedModel } from "../models/types.ts";
+import type { Store } from "../store/types.ts";
+import type { Tool } from "../tools/types.ts";
+
+/** Everything the engine needs from the outside; built once per app from its config. */
+export interface EngineDeps {
+  config: Config;
+  store: Store;
+  models: ModelClient;
+  /** Every server tool of the manifest, by name (`buildTools(config)`). */
+  tools: Map<string, Tool>;
+  /** Resolves the run's model (`resolveModel(manifest, run, env)`); throws a 422 ApiError. */
+  resolveModel: (m: ModelConfig | null | undefined) => ResolvedModel;
+}
+
+/** Why a pending tool call waits: a client must run it, or a human must approve it. */
+export type PendingKind = "client_tool" | "approval";
+
+/** A tool call the run stopped at; stored in the checkpoint and listed in the interrupt payload. */
+export interface PendingToolCall {
+  tool_call_id: string;
+  tool_name: string;
+  arguments: Record<string, unknown>;
+  kind: PendingKind;
+}
+
+/** Schema of a `resume_payload` (the request field is an opaque object; the engine owns it). */
+export const ResumePayloadSchema = z.object({
+  tool_results: z.array(
+    z.object({
+      tool_call_id: z.string().min(1),
+      result: z.unknown(),
+      is_error: z.boolean().optional(),
+    }).strict(),
+  ).optional(),
+  approvals: z.array(
+    z.object({
+      tool_call_id: z.string().min(1),
+      approved: z.boolean(),
+      reason: z.string().optional(),
+    }).strict(),
+  ).optional(),
+}).strict();
+
+/** A validated `resume_payload`. */
+export type ResumePayload = z.infer<typeof ResumePayloadSchema>;
+
+/** `interrupt_payload` of a run that finished `interrupted`. */
+export type InterruptPayload =
+  | { reason: "tool_calls"; pending: PendingToolCall[] }
+  | { reason: "max_steps"; max_steps: number };
+
+/** `result` of a run that finished `completed`. */
+export interface RunResult {
+  /** Text of the final assistant message ("" when the model said nothing). */
+  text: string;
+  /** The agent state at the end of the run. */
+  context: Record<string, unknown> | null;
+}
+
+/** The outcome of `prepareRun`: everything about a run that needs no I/O, already validated. */
+export interface PreparedRun {
+  model: ResolvedModel;
+  /** Active capability names, in order. */
+  capabilities: string[];
+  /** Server tools the model may call in this run. */
+  server_tools: Map<string, Tool>;
+  /** Client tools of the request, by name. */
+  client_tools: Map<string, ToolDefinition>;
+  /** Server tools then client tools, as offered to the model. */
+  model_tools: ModelTool[];
+  system: string;
+  resume: ResumePayload | null;
+  /** Model steps allowed in one run (manifest `agent.max_steps`). */
+  max_steps: number;
+}
+
+/** How the engine answers one pending call when the run starts. */
+export type PendingAnswer =
+  | { kind: "result"; result: unknown; is_error: boolean }
+  /** A `tool` message of the request's `messages` answers the call (index into them). */
+  | { kind: "input_message"; index: number }
+  | { kind: "approved" }
+  | { kind: "rejected"; reason?: string }
+  /** The run does not resume: the call is closed with an error result. */
+  | { kind: "unanswered" };
+
+/** The state a run starts from, loaded (and validated) before the run record exists. */
+export interface StartState {
+  /** The checkpoint the run continues from (the new run's `parent_checkpoint_id`). */
+  parent_checkpoint_id: string | null;
+  /** True when the run forks from an explicit `checkpoint_id`. */
+  fork: boolean;
+  /** The fork's conversation (the checkpoint's messages); null when not forking. */
+  fork_messages: Message[] | null;
+  /** Context of the start checkpoint (before `request.context` replaces it). */
+  context: Record<string, unknown> | null;
+  /** Step counter of the start checkpoint; the run's steps continue from it. */
+  step: number;
+  /** Calls still pending at the start, in order, with how each is answered. */
+  pending: { call: PendingToolCall; answer: PendingAnswer }[];
+}
+
+/** Identity and request of one run, as `runAgent` takes them. */
+export interface RunInput {
+  tenant_id: string;
+  session_id: string;
+  run_id: string;
+  request: RunRequest;
+  /** The result of `loadStart`; loaded (before the first event) when absent. */
+  start?: StartState;
+}
