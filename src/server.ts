@@ -11,6 +11,8 @@ import { createPubSub } from "./pubsub/mod.ts";
 import type { PubSub } from "./pubsub/types.ts";
 import { RunService } from "./runs/service.ts";
 import { createEngine } from "./engine/mod.ts";
+import { createModelClient, resolveModel } from "./models/mod.ts";
+import { buildTools } from "./tools/mod.ts";
 
 /** A running server. */
 export interface RunningServer {
@@ -60,7 +62,14 @@ export async function startServer(
     pubsub = await createPubSub(config.manifest.runtime.pubsub, {
       onError: (err) => log.warn("pubsub error", { error: String(err) }),
     });
-    const engine = createEngine(config, store);
+    const env = Deno.env.toObject();
+    const engine = createEngine({
+      config,
+      store,
+      models: createModelClient({ env }),
+      tools: buildTools(config),
+      resolveModel: (model) => resolveModel(config.manifest.agent.model, model, env),
+    });
     const runs = new RunService({
       config,
       store,
