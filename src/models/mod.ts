@@ -1,0 +1,19 @@
+/**
+ * Models: the provider registry (openai, anthropic, google, openai-compatible and the offline
+ * echo), model resolution for a run, and the client that opens model response streams with an
+ * establishment timeout and retries. See docs/models.md.
+ */
+export { createModelClient } from "./client.ts";
+export type { ModelAttemptInfo, ModelClientOptions, ModelMetrics } from "./client.ts";
+export { resolveModel } from "./resolve.ts";
+export { knownProviders } from "./registry.ts";
+export { DEFAULT_RETRY } from "./retry.ts";
+export { ModelError } from "./types.ts";
+export type {
+  ModelClient,
+  ModelEvent,
+  ModelRequest,
+  ModelStream,
+  ModelTool,
+  ResolvedModel,
+} from "./types.ts";
