@@ -1,0 +1,111 @@
+/**
+ * The `memory` transport: `BroadcastChannel`. In one Deno process it reaches every PubSub of the
+ * same prefix, in this isolate and in Workers; on Deno Deploy, BroadcastChannel also spans the
+ * isolates of a deployment.
+ *
+ * Verified on Deno 2.9.6 (and in Deno's `01_broadcast_channel.js`): a message posted on one
+ * `BroadcastChannel` object is delivered to every other open object of that name in the same
+ * isolate, never to the sender, and only to objects that existed when it was posted. So no
+ * separate in-process fan-out is needed, and each subscriber gets its own object: an object
+ * created by `subscribe()` cannot receive a message published before it, which is exactly the
+ * "nothing before subscribe" rule, with no bookkeeping of ours.
+ */
+import type { PubSub, Subscription } from "./types.ts";
+import { assertCapacity, BufferedSubscription } from "./subscription.ts";
+import { PubSubError } from "./errors.ts";
+
+/** Settings of the memory transport. */
+export interface MemoryPubSubOptions {
+  /** Undelivered messages one subscriber may hold before it is closed with `overflow`. */
+  capacity: number;
+  /** Prefix of every channel name; PubSubs with different prefixes never see each other. */
+  prefix: string;
+  /** Receives what the transport absorbs instead of throwing (publishes after `close()`). */
+  onError?: (err: unknown) => void;
+}
+
+// Publisher objects kept open, most recently used last. Reusing one per channel avoids opening a
+// BroadcastChannel per token (cheap in the CLI, a subscription to the cross-isolate backend on
+// Deploy); the bound keeps a replica that ran many runs from holding one per finished run.
+const MAX_PUBLISHERS = 256;
+
+/** Creates the BroadcastChannel transport. */
+export function createMemoryPubSub(options: MemoryPubSubOptions): PubSub {
+  return new MemoryPubSub(options);
+}
+
+class MemoryPubSub implements PubSub {
+  readonly kind = "memory";
+  readonly #capacity: number;
+  readonly #prefix: string;
+  readonly #onError: (err: unknown) => void;
+  readonly #publishers = new Map<string, BroadcastChannel>();
+  readonly #subscriptions = new Set<BufferedSubscription>();
+  #closed = false;
+
+  constructor(options: MemoryPubSubOptions) {
+    assertCapacity(options.capacity);
+    this.#capacity = options.capacity;
+    this.#prefix = options.prefix;
+    this.#onError = options.onError ?? (() => {});
+  }
+
+  publish(channel: string, message: string): Promise<void> {
+    const name = `${this.#prefix}:${channel}`;
+    if (this.#closed) {
+      this.#onError(
+        new PubSubError("publish_dropped", "publish after close", { channel: name }),
+      );
+      return Promise.resolve();
+    }
+    try {
+      this.#publisher(name).postMessage(message);
+    } catch (err) {
+      this.#onError(
+        new PubSubError("publish_dropped", "BroadcastChannel refused the message", {
+          channel: name,
+          cause: err,
+        }),
+      );
+    }
+    return Promise.resolve();
+  }
+
+  subscribe(channel: string): Promise<Subscription> {
+    if (this.#closed) return Promise.reject(new Error("pubsub: subscribe after close"));
+    const bc = new BroadcastChannel(`${this.#prefix}:${channel}`);
+    const sub = new BufferedSubscription(this.#capacity, () => {
+      bc.close();
+      this.#subscriptions.delete(sub);
+    });
+    bc.onmessage = (event: MessageEvent) => {
+      if (typeof event.data === "string") sub.push(event.data);
+    };
+    this.#subscriptions.add(sub);
+    return Promise.resolve(sub);
+  }
+
+  close(): Promise<void> {
+    this.#closed = true;
+    for (const sub of [...this.#subscriptions]) sub.end("closed");
+    for (const bc of this.#publishers.values()) bc.close();
+    this.#publishers.clear();
+    return Promise.resolve();
+  }
+
+  #publisher(name: string): BroadcastChannel {
+    let bc = this.#publishers.get(name);
+    if (bc) {
+      this.#publishers.delete(name);
+    } else {
+      bc = new BroadcastChannel(name);
+      if (this.#publishers.size >= MAX_PUBLISHERS) {
+        const [oldest, old] = this.#publishers.entries().next().value!;
+        this.#publishers.delete(oldest);
+        old.close();
+      }
+    }
+    this.#publishers.set(name, bc);
+    return bc;
+  }
+}

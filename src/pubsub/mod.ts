@@ -1,0 +1,73 @@
+/**
+ * Live run events between the replicas of a deployment: the public surface of `src/pubsub/`.
+ * `createPubSub` picks the transport from the configuration (`runtime.pubsub`, or the
+ * `AGENT__PUBSUB__*` environment variables): BroadcastChannel for `memory`, node-redis for
+ * `redis://`/`rediss://` URLs, the Upstash REST API for `https://` URLs. See docs/pubsub.md.
+ */
+import type { z } from "zod";
+import type { PubSubSchema } from "../config/schema.ts";
+import type { PubSub } from "./types.ts";
+import { createMemoryPubSub } from "./memory.ts";
+import { createRedisPubSub } from "./redis.ts";
+import { createUpstashPubSub } from "./upstash.ts";
+
+export type { PubSub, Subscription, SubscriptionEnd } from "./types.ts";
+export { PubSubError, type PubSubErrorCode } from "./errors.ts";
+
+/** The `runtime.pubsub` block: kind, per-subscriber capacity, URL, token, channel prefix. */
+export type PubSubConfig = z.infer<typeof PubSubSchema>;
+
+/** What the caller hands a transport besides its configuration. */
+export interface PubSubOptions {
+  /**
+   * Receives every failure the transport absorbs instead of throwing into a run: each dropped
+   * publish, each lost connection or stream (a `PubSubError`). Log or count them here.
+   */
+  onError?: (err: unknown) => void;
+  /** Milliseconds a publish may wait for Redis/Upstash before it is dropped; default 2000. */
+  publishTimeoutMs?: number;
+  /** Milliseconds between liveness pings of the Redis subscriber connection; default 10000. */
+  heartbeatMs?: number;
+  /** Milliseconds to connect to Redis or get an Upstash stream confirmed; default 5000. */
+  connectTimeoutMs?: number;
+}
+
+/**
+ * Creates the transport `config` names. `memory` needs nothing else; `redis` needs a URL:
+ * `redis://`/`rediss://` for a Redis server, `https://` plus `token` for Upstash REST. The
+ * Redis-backed transports connect before resolving, so a wrong URL fails here.
+ */
+export async function createPubSub(
+  config: PubSubConfig,
+  options: PubSubOptions = {},
+): Promise<PubSub> {
+  const common = { capacity: config.capacity, prefix: config.prefix, ...options };
+  if (config.kind === "memory") return createMemoryPubSub(common);
+  if (!config.url) {
+    throw new Error(
+      'pubsub: kind "redis" needs a url (runtime.pubsub.url or AGENT__PUBSUB__URL): ' +
+        "redis://host:6379, rediss://host:6380, or an Upstash REST https:// URL with a token",
+    );
+  }
+  let scheme: string;
+  try {
+    scheme = new URL(config.url).protocol;
+  } catch {
+    throw new Error(`pubsub: the url is not a valid URL`);
+  }
+  if (scheme === "redis:" || scheme === "rediss:") {
+    return await createRedisPubSub({ ...common, url: config.url });
+  }
+  if (scheme === "https:" || scheme === "http:") {
+    if (!config.token) {
+      throw new Error(
+        "pubsub: an Upstash REST url (https://) needs a token " +
+          "(runtime.pubsub.token or AGENT__PUBSUB__TOKEN)",
+      );
+    }
+    return await createUpstashPubSub({ ...common, url: config.url, token: config.token });
+  }
+  throw new Error(
+    `pubsub: unsupported url scheme '${scheme}' (use redis://, rediss:// or https://)`,
+  );
+}

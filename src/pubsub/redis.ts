@@ -1,0 +1,441 @@
+/**
+ * The `redis` transport for `redis://` and `rediss://` URLs, through node-redis: one publisher
+ * connection and one dedicated subscriber connection per PubSub, with one Redis `SUBSCRIBE` per
+ * channel shared by all local subscribers of that channel.
+ *
+ * Neither connection reconnects on its own. A silent reconnect of the subscriber would resubscribe
+ * behind streams that already missed the messages of the outage; ending them with
+ * `transport_lost` tells their clients to reattach instead. The next `subscribe()` opens a new
+ * connection; the next `publish()` after a short backoff reconnects the publisher.
+ */
+import { createClient } from "redis";
+import type { PubSub, Subscription } from "./types.ts";
+import { assertCapacity, BufferedSubscription } from "./subscription.ts";
+import { messageOf, PubSubError, redactUrl, transportUnavailable } from "./errors.ts";
+
+/** Settings of the Redis transport. */
+export interface RedisPubSubOptions {
+  /** `redis://` or `rediss://` URL. */
+  url: string;
+  /** Undelivered messages one subscriber may hold before it is closed with `overflow`. */
+  capacity: number;
+  /** Prefix of every channel name, so several deployments can share one Redis. */
+  prefix: string;
+  /** Receives what the transport absorbs instead of throwing (dropped publishes, lost links). */
+  onError?: (err: unknown) => void;
+  /** Milliseconds a publish may wait for Redis before it is dropped; default 2000. */
+  publishTimeoutMs?: number;
+  /** Milliseconds between liveness pings on the subscriber connection; default 10000. */
+  heartbeatMs?: number;
+  /** Milliseconds to establish a connection; default 5000. */
+  connectTimeoutMs?: number;
+}
+
+type Client = ReturnType<typeof createClient>;
+
+interface Settings {
+  url: string;
+  capacity: number;
+  prefix: string;
+  onError: (err: unknown) => void;
+  publishTimeoutMs: number;
+  heartbeatMs: number;
+  connectTimeoutMs: number;
+}
+
+// Backoff between publisher reconnect attempts while Redis is down, so a run publishing tokens
+// does not open a connection per token.
+const RETRY_MIN_MS = 100;
+const RETRY_MAX_MS = 5_000;
+
+/**
+ * Creates the Redis transport and connects its publisher, so a wrong URL or an unreachable Redis
+ * fails at startup with a clear message rather than at the first run.
+ */
+export async function createRedisPubSub(options: RedisPubSubOptions): Promise<PubSub> {
+  assertCapacity(options.capacity);
+  const pubsub = new RedisPubSub({
+    url: options.url,
+    capacity: options.capacity,
+    prefix: options.prefix,
+    onError: options.onError ?? (() => {}),
+    publishTimeoutMs: options.publishTimeoutMs ?? 2_000,
+    heartbeatMs: options.heartbeatMs ?? 10_000,
+    connectTimeoutMs: options.connectTimeoutMs ?? 5_000,
+  });
+  await pubsub.start();
+  return pubsub;
+}
+
+class RedisPubSub implements PubSub {
+  readonly kind = "redis";
+  readonly #s: Settings;
+  #closed = false;
+  #publisher: Client | undefined;
+  #publisherConnecting: Promise<Client | undefined> | undefined;
+  #retryAt = 0;
+  #retryDelay = 0;
+  #subscriber: SubscriberConnection | undefined;
+  #subscriberOpening: Promise<SubscriberConnection> | undefined;
+
+  constructor(settings: Settings) {
+    this.#s = settings;
+  }
+
+  async start(): Promise<void> {
+    try {
+      this.#publisher = await this.#openPublisher();
+    } catch (err) {
+      throw new Error(
+        `pubsub: cannot connect to Redis at ${redactUrl(this.#s.url)}: ${messageOf(err)}`,
+        { cause: err },
+      );
+    }
+  }
+
+  async publish(channel: string, message: string): Promise<void> {
+    const name = `${this.#s.prefix}:${channel}`;
+    if (this.#closed) return this.#drop(name, "publish after close");
+    const client = this.#publisher ?? await this.#reconnectPublisher();
+    if (!client) return this.#drop(name, "Redis is unavailable");
+    const sent = client.publish(name, message);
+    try {
+      await withTimeout(sent, this.#s.publishTimeoutMs);
+    } catch (err) {
+      if (err instanceof TimeoutError) {
+        // A PUBLISH that got no reply in time means a stalled link; waiting for TCP to notice
+        // would make every following publish wait too, so drop the connection now.
+        sent.catch(() => {});
+        this.#publisherLost(client, err);
+      }
+      this.#drop(name, messageOf(err), err);
+    }
+  }
+
+  async subscribe(channel: string): Promise<Subscription> {
+    if (this.#closed) throw new Error("pubsub: subscribe after close");
+    const name = `${this.#s.prefix}:${channel}`;
+    const conn = await this.#subscriberConnection();
+    const sub = new BufferedSubscription(this.#s.capacity, () => conn.leave(sub));
+    try {
+      await conn.join(name, sub);
+    } catch (err) {
+      sub.end("transport_lost");
+      if (this.#closed) throw new Error("pubsub: closed while subscribing");
+      throw transportUnavailable("the live event transport (Redis)", err);
+    }
+    return sub;
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#subscriber?.shutdown();
+    this.#subscriber = undefined;
+    await this.#subscriberOpening?.catch(() => {});
+    await this.#publisherConnecting;
+    const publisher = this.#publisher;
+    this.#publisher = undefined;
+    if (publisher) {
+      // Lets publishes already sent get their replies, but never waits long for a stalled Redis.
+      await withTimeout(publisher.close(), this.#s.publishTimeoutMs).catch(() => {});
+      publisher.destroy();
+    }
+  }
+
+  #drop(channel: string, why: string, cause?: unknown): void {
+    this.#s.onError(
+      new PubSubError("publish_dropped", `message not published: ${why}`, { channel, cause }),
+    );
+  }
+
+  async #openPublisher(): Promise<Client> {
+    const client = newClient(this.#s);
+    client.on("error", (err: unknown) => {
+      if (!client.isOpen) this.#publisherLost(client, err);
+    });
+    await client.connect();
+    return client;
+  }
+
+  #publisherLost(client: Client, err: unknown): void {
+    if (this.#publisher !== client) return;
+    this.#publisher = undefined;
+    client.destroy();
+    this.#s.onError(
+      new PubSubError("transport_lost", `Redis publisher connection lost: ${messageOf(err)}`, {
+        cause: err,
+      }),
+    );
+  }
+
+  /**
+   * Starts a reconnect when the backoff allows one, and waits for an attempt in flight at most
+   * as long as a publish may take; `undefined` means "drop this message".
+   */
+  async #reconnectPublisher(): Promise<Client | undefined> {
+    if (!this.#publisherConnecting && Date.now() >= this.#retryAt) {
+      this.#publisherConnecting = this.#openPublisher().then(
+        (client) => {
+          this.#publisherConnecting = undefined;
+          if (this.#closed) {
+            client.destroy();
+            return undefined;
+          }
+          this.#retryDelay = 0;
+          this.#publisher = client;
+          return client;
+        },
+        (err) => {
+          this.#publisherConnecting = undefined;
+          this.#retryDelay = Math.min(Math.max(this.#retryDelay * 2, RETRY_MIN_MS), RETRY_MAX_MS);
+          this.#retryAt = Date.now() + this.#retryDelay;
+          this.#s.onError(
+            new PubSubError("transport_lost", `Redis reconnect failed: ${messageOf(err)}`, {
+              cause: err,
+            }),
+          );
+          return undefined;
+        },
+      );
+    }
+    if (!this.#publisherConnecting) return undefined;
+    return await withTimeout(this.#publisherConnecting, this.#s.publishTimeoutMs).catch(() =>
+      undefined
+    );
+  }
+
+  async #subscriberConnection(): Promise<SubscriberConnection> {
+    if (this.#subscriber && !this.#subscriber.lost) return this.#subscriber;
+    this.#subscriberOpening ??= SubscriberConnection.open(this.#s, (conn, err) => {
+      if (this.#subscriber === conn) this.#subscriber = undefined;
+      this.#s.onError(
+        new PubSubError("transport_lost", `Redis subscriber connection lost: ${messageOf(err)}`, {
+          cause: err,
+        }),
+      );
+    }).then((conn) => {
+      this.#subscriberOpening = undefined;
+      if (this.#closed) {
+        conn.shutdown();
+        throw new Error("pubsub: closed while subscribing");
+      }
+      this.#subscriber = conn;
+      // Redis is reachable again: let the next publish reconnect now rather than after the
+      // backoff an outage built up, so reattached clients miss as little as possible.
+      this.#retryAt = 0;
+      return conn;
+    }, (err) => {
+      this.#subscriberOpening = undefined;
+      throw err;
+    });
+    try {
+      return await this.#subscriberOpening;
+    } catch (err) {
+      if (this.#closed) throw err;
+      throw transportUnavailable("the live event transport (Redis)", err);
+    }
+  }
+}
+
+/** One channel's shared Redis subscription and the local subscribers it feeds. */
+interface ChannelState {
+  readonly name: string;
+  readonly subs: Set<BufferedSubscription>;
+  readonly listener: (message: string) => void;
+  ready: Promise<void>;
+}
+
+/**
+ * The dedicated subscriber connection: reference-counted channels, a liveness ping, and the rule
+ * that losing the connection ends every subscription on it.
+ */
+class SubscriberConnection {
+  readonly #client: Client;
+  readonly #s: Settings;
+  readonly #onLost: (conn: SubscriberConnection, err: unknown) => void;
+  readonly #channels = new Map<string, ChannelState>();
+  readonly #member = new Map<BufferedSubscription, ChannelState>();
+  #lost = false;
+  #shutDown = false;
+  #heartbeat: ReturnType<typeof setInterval> | undefined;
+  #pinging = false;
+
+  static async open(
+    s: Settings,
+    onLost: (conn: SubscriberConnection, err: unknown) => void,
+  ): Promise<SubscriberConnection> {
+    const client = newClient(s);
+    const conn = new SubscriberConnection(client, s, onLost);
+    let connected = false;
+    client.on("error", (err: unknown) => {
+      // A failed connect is reported by `connect()` rejecting, not as a lost connection.
+      if (connected && !client.isOpen) conn.#lose(err);
+    });
+    try {
+      await client.connect();
+    } catch (err) {
+      conn.#lost = true;
+      client.destroy();
+      throw err;
+    }
+    connected = true;
+    conn.#startHeartbeat();
+    return conn;
+  }
+
+  private constructor(
+    client: Client,
+    s: Settings,
+    onLost: (conn: SubscriberConnection, err: unknown) => void,
+  ) {
+    this.#client = client;
+    this.#s = s;
+    this.#onLost = onLost;
+  }
+
+  /** Whether the connection is gone (lost or shut down); a new one is needed. */
+  get lost(): boolean {
+    return this.#lost || this.#shutDown;
+  }
+
+  /**
+   * Adds `sub` to the channel, issuing `SUBSCRIBE` for the first local subscriber. A later one
+   * joins the shared subscription only after a PING round trip on this connection: Redis pushes
+   * a message to the connection before it answers any later command, so every message published
+   * before this `subscribe()` was called arrives before the PONG, and none of them reaches `sub`.
+   */
+  async join(name: string, sub: BufferedSubscription): Promise<void> {
+    for (;;) {
+      if (this.lost) throw new Error("Redis subscriber connection is gone");
+      const existing = this.#channels.get(name);
+      if (!existing) {
+        const state: ChannelState = {
+          name,
+          subs: new Set([sub]),
+          listener: (message) => {
+            for (const s of state.subs) s.push(message);
+          },
+          ready: Promise.resolve(),
+        };
+        this.#channels.set(name, state);
+        this.#member.set(sub, state);
+        state.ready = this.#stalledIsLost(this.#client.subscribe(name, state.listener));
+        try {
+          await state.ready;
+        } catch (err) {
+          if (this.#channels.get(name) === state) this.#channels.delete(name);
+          throw err;
+        }
+        if (sub.isEnded) throw new Error("subscription ended while subscribing");
+        return;
+      }
+      await existing.ready;
+      await this.#stalledIsLost(this.#client.ping());
+      if (this.lost) throw new Error("Redis subscriber connection is gone");
+      // The channel was unsubscribed while we waited (its last subscriber left): start over.
+      if (this.#channels.get(name) !== existing) continue;
+      existing.subs.add(sub);
+      this.#member.set(sub, existing);
+      return;
+    }
+  }
+
+  /**
+   * Waits for a reply on this connection, at most `connectTimeoutMs`: no reply by then means a
+   * stalled link, which ends the connection now instead of at the next heartbeat.
+   */
+  async #stalledIsLost<T>(reply: Promise<T>): Promise<T> {
+    try {
+      return await withTimeout(reply, this.#s.connectTimeoutMs);
+    } catch (err) {
+      if (err instanceof TimeoutError) this.#lose(err);
+      throw err;
+    }
+  }
+
+  /** Removes `sub`; the last local subscriber of a channel unsubscribes it in Redis. */
+  leave(sub: BufferedSubscription): void {
+    const state = this.#member.get(sub);
+    if (!state) return;
+    this.#member.delete(sub);
+    state.subs.delete(sub);
+    if (state.subs.size > 0 || this.lost || this.#channels.get(state.name) !== state) return;
+    this.#channels.delete(state.name);
+    this.#client.unsubscribe(state.name, state.listener).catch((err: unknown) => {
+      if (this.lost) return;
+      this.#s.onError(
+        new PubSubError("cleanup_failed", `UNSUBSCRIBE failed: ${messageOf(err)}`, {
+          channel: state.name,
+          cause: err,
+        }),
+      );
+    });
+  }
+
+  /** Ends every subscription with `closed` and drops the connection (PubSub `close()`). */
+  shutdown(): void {
+    if (this.lost) return;
+    this.#shutDown = true;
+    this.#teardown("closed");
+  }
+
+  #lose(err: unknown): void {
+    if (this.lost) return;
+    this.#lost = true;
+    this.#teardown("transport_lost");
+    this.#onLost(this, err);
+  }
+
+  #teardown(reason: "closed" | "transport_lost"): void {
+    clearInterval(this.#heartbeat);
+    this.#heartbeat = undefined;
+    const subs = [...this.#member.keys()];
+    this.#channels.clear();
+    this.#member.clear();
+    for (const sub of subs) sub.end(reason);
+    this.#client.destroy();
+  }
+
+  /**
+   * A closed socket is noticed at once, but a stalled Redis or a dropped network path is not;
+   * the periodic PING turns either into `transport_lost` within about one interval.
+   */
+  #startHeartbeat(): void {
+    const heartbeat = setInterval(() => {
+      if (this.#pinging || this.lost) return;
+      this.#pinging = true;
+      withTimeout(this.#client.ping(), this.#s.heartbeatMs)
+        .catch((err) => this.#lose(err))
+        .finally(() => this.#pinging = false);
+    }, this.#s.heartbeatMs);
+    // The heartbeat alone must not keep a process alive.
+    Deno.unrefTimer(heartbeat);
+    this.#heartbeat = heartbeat;
+  }
+}
+
+function newClient(s: Settings): Client {
+  return createClient({
+    url: s.url,
+    // Fail commands at once while disconnected instead of queueing them for a reconnect.
+    disableOfflineQueue: true,
+    socket: { reconnectStrategy: false, connectTimeout: s.connectTimeoutMs },
+  });
+}
+
+class TimeoutError extends Error {
+  constructor(ms: number) {
+    super(`no reply from Redis within ${ms} ms`);
+    this.name = "TimeoutError";
+  }
+}
+
+/** Races `promise` against a timer that is always cleared, so no timer outlives the call. */
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new TimeoutError(ms)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}

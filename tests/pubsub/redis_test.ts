@@ -1,0 +1,247 @@
+/**
+ * The Redis transport against a real Redis: the contract, two PubSubs as two replicas, shared
+ * (reference-counted) subscriptions, and losing Redis — a redis-server of the test's own on a
+ * free port, killed and stalled mid-subscription, then restarted.
+ */
+import assert from "node:assert/strict";
+import { createClient } from "redis";
+import { ApiError } from "../../src/errors.ts";
+import { createPubSub, type PubSub, PubSubError } from "../../src/pubsub/mod.ts";
+import { skipNotice, testRedisUrl, uniqueName } from "../helpers/services.ts";
+import { definePubSubContract, nextMessage, take, within } from "./contract.ts";
+
+const ignore = !testRedisUrl;
+if (ignore) skipNotice("tests/pubsub/redis_test.ts", "AGENTD_TEST_REDIS_URL");
+
+definePubSubContract(
+  "redis",
+  ({ prefix, capacity }) => createPubSub({ kind: "redis", url: testRedisUrl, capacity, prefix }),
+  { ignore },
+);
+
+Deno.test({
+  name: "pubsub redis: a message published on one replica reaches the other",
+  ignore,
+  async fn() {
+    const prefix = uniqueName("pubsub_replicas");
+    const one = await createPubSub({ kind: "redis", url: testRedisUrl, capacity: 64, prefix });
+    const two = await createPubSub({ kind: "redis", url: testRedisUrl, capacity: 64, prefix });
+    try {
+      assert.equal(one.kind, "redis");
+      const onTwo = await two.subscribe("run:r1");
+      const onOne = await one.subscribe("run:r1");
+      await one.publish("run:r1", "from one");
+      await two.publish("run:r1", "from two");
+      assert.deepEqual(await take(onTwo, 2), ["from one", "from two"]);
+      assert.deepEqual(await take(onOne, 2), ["from one", "from two"]);
+    } finally {
+      await one.close();
+      await two.close();
+    }
+  },
+});
+
+Deno.test({
+  name: "pubsub redis: subscribers of one channel share one Redis subscription",
+  ignore,
+  async fn() {
+    const prefix = uniqueName("pubsub_refcount");
+    const channel = `${prefix}:run:shared`;
+    const ps = await createPubSub({ kind: "redis", url: testRedisUrl, capacity: 64, prefix });
+    const probe = createClient({ url: testRedisUrl });
+    probe.on("error", () => {});
+    await probe.connect();
+    const numsub = async () => (await probe.pubSubNumSub(channel))[channel];
+    try {
+      const subs = await Promise.all([1, 2, 3].map(() => ps.subscribe("run:shared")));
+      assert.equal(await numsub(), 1);
+      subs[0].close();
+      subs[1].close();
+      assert.equal(await numsub(), 1);
+      await ps.publish("run:shared", "still here");
+      assert.equal(await nextMessage(subs[2]), "still here");
+      subs[2].close();
+      await waitFor(async () => await numsub() === 0, "UNSUBSCRIBE after the last subscriber left");
+      // And the channel can be subscribed again afterwards.
+      const again = await ps.subscribe("run:shared");
+      assert.equal(await numsub(), 1);
+      await ps.publish("run:shared", "again");
+      assert.equal(await nextMessage(again), "again");
+    } finally {
+      await ps.close();
+      probe.destroy();
+    }
+  },
+});
+
+Deno.test({
+  name: "pubsub redis: losing Redis ends subscriptions, publish is dropped, restart recovers",
+  ignore,
+  async fn() {
+    const server = await startRedisServer();
+    const errors: unknown[] = [];
+    let ps: PubSub | undefined;
+    try {
+      ps = await createPubSub(
+        { kind: "redis", url: server.url, capacity: 64, prefix: uniqueName("pubsub_loss") },
+        { onError: (err) => errors.push(err) },
+      );
+      const subA = await ps.subscribe("run:l1");
+      const subB = await ps.subscribe("run:l2");
+      await ps.publish("run:l1", "before the loss");
+      assert.equal(await nextMessage(subA), "before the loss");
+
+      await server.kill();
+      assert.equal(await within(subA.ended, 2_000, "transport_lost on kill"), "transport_lost");
+      assert.equal(await within(subB.ended, 2_000, "transport_lost on kill"), "transport_lost");
+      assert.equal(await nextMessage(subA), undefined);
+
+      const started = performance.now();
+      await ps.publish("run:l1", "into the void");
+      assert.ok(performance.now() - started < 1_000, "publish must not block while Redis is down");
+      assert.ok(
+        errors.some((e) => e instanceof PubSubError && e.code === "publish_dropped"),
+        "the dropped publish is reported to onError",
+      );
+      assert.ok(errors.some((e) => e instanceof PubSubError && e.code === "transport_lost"));
+      const refused = await ps.subscribe("run:l1").then(() => undefined, (err) => err);
+      assert.ok(refused instanceof ApiError && refused.status === 503, String(refused));
+
+      await server.start();
+      const subC = await ps.subscribe("run:l1");
+      // The publisher reconnects on a later publish (after its backoff): publish until through.
+      await waitFor(async () => {
+        await ps!.publish("run:l1", "after the restart");
+        return await nextMessage(subC, 200).catch(() => undefined) === "after the restart";
+      }, "publish after the restart");
+      subC.close();
+    } finally {
+      await ps?.close();
+      await server.kill();
+    }
+  },
+});
+
+Deno.test({
+  name: "pubsub redis: a stalled Redis is noticed by the heartbeat and publish times out",
+  ignore,
+  async fn() {
+    const server = await startRedisServer();
+    const errors: unknown[] = [];
+    let ps: PubSub | undefined;
+    try {
+      ps = await createPubSub(
+        { kind: "redis", url: server.url, capacity: 64, prefix: uniqueName("pubsub_stall") },
+        { onError: (err) => errors.push(err), heartbeatMs: 200, publishTimeoutMs: 300 },
+      );
+      const sub = await ps.subscribe("run:s1");
+      await ps.publish("run:s1", "alive");
+      assert.equal(await nextMessage(sub), "alive");
+
+      server.signal("SIGSTOP");
+      assert.equal(await within(sub.ended, 2_000, "transport_lost on stall"), "transport_lost");
+      const started = performance.now();
+      await ps.publish("run:s1", "stalled");
+      assert.ok(performance.now() - started < 1_000, "publish must give up on a stalled Redis");
+      assert.ok(errors.some((e) => e instanceof PubSubError && e.code === "publish_dropped"));
+      server.signal("SIGCONT");
+    } finally {
+      await ps?.close();
+      await server.kill();
+    }
+  },
+});
+
+Deno.test({
+  name: "pubsub redis: configuration errors are clear",
+  ignore,
+  async fn() {
+    const port = freePort();
+    await assert.rejects(
+      () =>
+        createPubSub({
+          kind: "redis",
+          url: `redis://:secret@127.0.0.1:${port}`,
+          capacity: 8,
+          prefix: "x",
+        }),
+      (err: Error) => {
+        assert.match(err.message, /cannot connect to Redis at redis:\/\/:\*\*\*@127\.0\.0\.1/);
+        assert.doesNotMatch(err.message, /secret/);
+        return true;
+      },
+    );
+    await assert.rejects(
+      () => createPubSub({ kind: "redis", capacity: 8, prefix: "x" }),
+      /kind "redis" needs a url/,
+    );
+    await assert.rejects(
+      () => createPubSub({ kind: "redis", url: "ftp://example.com", capacity: 8, prefix: "x" }),
+      /unsupported url scheme 'ftp:'/,
+    );
+  },
+});
+
+/** A redis-server of the test's own that can be killed, stalled and restarted on its port. */
+interface RedisServer {
+  url: string;
+  start(): Promise<void>;
+  kill(): Promise<void>;
+  signal(signal: Deno.Signal): void;
+}
+
+async function startRedisServer(): Promise<RedisServer> {
+  const port = freePort();
+  let child: Deno.ChildProcess | undefined;
+  const server: RedisServer = {
+    url: `redis://127.0.0.1:${port}`,
+    async start() {
+      child = new Deno.Command("redis-server", {
+        args: ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+        stdin: "null",
+        stdout: "null",
+        stderr: "null",
+      }).spawn();
+      await waitFor(async () => {
+        try {
+          const conn = await Deno.connect({ hostname: "127.0.0.1", port });
+          conn.close();
+          return true;
+        } catch {
+          return false;
+        }
+      }, `redis-server on port ${port}`);
+    },
+    async kill() {
+      if (!child) return;
+      const c = child;
+      child = undefined;
+      try {
+        c.kill("SIGKILL");
+      } catch {
+        // already gone
+      }
+      await c.status;
+    },
+    signal(signal) {
+      child?.kill(signal);
+    },
+  };
+  await server.start();
+  return server;
+}
+
+function freePort(): number {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (listener.addr as Deno.NetAddr).port;
+  listener.close();
+  return port;
+}
+
+async function waitFor(check: () => Promise<boolean>, what: string, ms = 10_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
