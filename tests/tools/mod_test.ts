@@ -1,0 +1,130 @@
+/**
+ * buildTools: one Tool per manifest tool block, and one clear startup error naming every broken
+ * block. Also the shared outcome rule both runners use.
+ */
+import assert from "node:assert/strict";
+import { dirname } from "node:path";
+import { pathToFileURL } from "node:url";
+import { type Config, ManifestSchema } from "../../src/config/schema.ts";
+import {
+  buildTools,
+  checkStateUpdate,
+  interpretReturn,
+  ToolConfigError,
+  withState,
+} from "../../src/tools/mod.ts";
+import { fixture, recordingContext } from "./helpers.ts";
+
+const FIXTURES = dirname(fixture("js_tools.ts"));
+
+function config(tool: Record<string, unknown>): Config {
+  return { manifest: ManifestSchema.parse({ agent: { name: "t" }, tool }), baseDir: FIXTURES };
+}
+
+Deno.test("buildTools: one Tool per block, modules relative to the manifest", async () => {
+  const tools = buildTools(config({
+    greet: { kind: "javascript", module: "js_tools.ts", description: "greets" },
+    words: { kind: "python", module: "py_tools.py", function: "success" },
+    by_url: {
+      kind: "javascript",
+      module: pathToFileURL(fixture("js_tools.ts")).href,
+      function: "echoContext",
+    },
+  }));
+  assert.deepEqual([...tools.keys()], ["greet", "words", "by_url"]);
+  assert.equal(tools.get("greet")!.description, "greets");
+  const { ctx } = recordingContext({ counter: 0 });
+  assert.deepEqual(await tools.get("greet")!.call({ name: "x" }, ctx), {
+    result: "hello x",
+    is_error: false,
+  });
+  assert.deepEqual((await tools.get("words")!.call({ text: "a b" }, ctx)).result, { words: 2 });
+  assert.equal((await tools.get("by_url")!.call({}, ctx)).is_error, false);
+});
+
+Deno.test("buildTools: relative read paths are resolved from the manifest directory", async () => {
+  const tools = buildTools(config({
+    sibling: {
+      kind: "javascript",
+      module: "js_tools.ts",
+      function: "readSibling",
+      permissions: { read: ["."] },
+    },
+  }));
+  const { ctx } = recordingContext();
+  assert.deepEqual(await tools.get("sibling")!.call({}, ctx), {
+    result: "sibling data",
+    is_error: false,
+  });
+});
+
+Deno.test("buildTools: every broken block is named in one startup error", () => {
+  let err: unknown;
+  try {
+    buildTools(config({
+      ok: { kind: "javascript", module: "js_tools.ts" },
+      missing: { kind: "javascript", module: "tools/missing.ts" },
+      dir: { kind: "javascript", module: "js_helpers" },
+      nofn: { kind: "python", module: "py_tools.py" },
+      badfn: { kind: "python", module: "py_tools.py", function: "a.b" },
+      netpy: {
+        kind: "python",
+        module: "py_tools.py",
+        function: "success",
+        permissions: { net: true },
+      },
+      remote: { kind: "javascript", module: "https://example.com/tool.ts" },
+    }));
+  } catch (e) {
+    err = e;
+  }
+  assert.ok(err instanceof ToolConfigError, String(err));
+  const text = err.message;
+  assert.match(
+    text,
+    new RegExp(`tool 'missing': module file not found: ${FIXTURES}/tools/missing.ts`),
+  );
+  assert.match(text, /tool 'dir': module is not a file/);
+  assert.match(text, /tool 'nofn': a python tool needs function = /);
+  assert.match(text, /tool 'badfn': function "a.b" is not a Python identifier/);
+  assert.match(text, /tool 'netpy': permissions.net cannot be enforced for a python tool/);
+  assert.match(text, /tool 'remote': module "https:\/\/example.com\/tool.ts" is remote/);
+  assert.equal(err.problems.length, 6);
+  assert.ok(!text.includes("tool 'ok'"));
+});
+
+Deno.test("outcome: plain values, tagged values, state checks", () => {
+  assert.deepEqual(interpretReturn({ a: 1 }, null), { result: { a: 1 }, is_error: false });
+  assert.deepEqual(interpretReturn(null, null), { result: null, is_error: false });
+  // A plain result that merely has `result` and `state` fields is not a state update.
+  assert.deepEqual(interpretReturn({ result: 1, state: { patch: [] } }, null), {
+    result: { result: 1, state: { patch: [] } },
+    is_error: false,
+  });
+  assert.deepEqual(
+    interpretReturn(withState("r", { patch: [{ op: "add", path: "/n", value: 1 }] }), null),
+    { result: "r", is_error: false, state: { patch: [{ op: "add", path: "/n", value: 1 }] } },
+  );
+  const both = interpretReturn(
+    { $agentd: "with_state", result: 1, state: { context: {}, patch: [] } },
+    {},
+  );
+  assert.equal(both.is_error, true);
+  assert.equal(checkStateUpdate({ context: [1] }, {}).ok, false);
+  assert.equal(checkStateUpdate({ patch: [{ op: "add", path: "n", value: 1 }] }, {}).ok, false);
+  assert.equal(checkStateUpdate({ patch: [{ op: "add", path: "/n" }] }, {}).ok, false);
+  assert.equal(checkStateUpdate({ patch: [{ op: "bogus", path: "/n" }] }, {}).ok, false);
+  assert.equal(
+    checkStateUpdate({ patch: [{ op: "test", path: "/n", value: 2 }] }, { n: 1 }).ok,
+    false,
+  );
+  assert.equal(
+    checkStateUpdate({ patch: [{ op: "replace", path: "", value: [1] }] }, { n: 1 }).ok,
+    false,
+  );
+  assert.equal(checkStateUpdate({ patch: [{ op: "add", path: "/n", value: 1 }] }, null).ok, true);
+  // Validation works on a copy: the context is untouched.
+  const context = { n: 1 };
+  assert.equal(checkStateUpdate({ patch: [{ op: "remove", path: "/n" }] }, context).ok, true);
+  assert.deepEqual(context, { n: 1 });
+});
