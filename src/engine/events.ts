@@ -2,52 +2,126 @@
  * The one internal event model. The engine produces these; the native SSE encoder writes them
  * almost as they are (they already carry the native `kind` names and snake_case fields), the
  * AG-UI and A2A encoders map them. `timestamp` is added when an event is created.
+ *
+ * Each kind is one zod schema (`RunEventSchemas`): the TypeScript types below are inferred from
+ * them and the OpenAPI document publishes them as the SSE event catalogue, so the catalogue
+ * cannot drift from what the engine emits.
  */
-import type { Message, RunError, RunStatus } from "../api/schemas.ts";
+import { z } from "zod";
+import { MessageSchema, RunErrorSchema, RunStatusSchema } from "../api/schemas.ts";
+
+/** An RFC 6902 JSON Patch operation (spec: PatchOperation), discriminated by `op`. */
+export const PatchOperationSchema = z.discriminatedUnion("op", [
+  z.object({
+    op: z.enum(["add", "replace", "test"]),
+    path: z.string().describe("JSON Pointer"),
+    value: z.unknown(),
+  }),
+  z.object({ op: z.literal("remove"), path: z.string().describe("JSON Pointer") }),
+  z.object({
+    op: z.enum(["move", "copy"]),
+    from: z.string().describe("JSON Pointer"),
+    path: z.string().describe("JSON Pointer"),
+  }),
+]);
 
 /** An RFC 6902 JSON Patch operation. */
-export type PatchOperation =
-  | { op: "add" | "replace" | "test"; path: string; value: unknown }
-  | { op: "remove"; path: string }
-  | { op: "move" | "copy"; from: string; path: string };
+export type PatchOperation = z.infer<typeof PatchOperationSchema>;
+
+const StepName = z.enum(["model", "tools"]);
 
 /** Event payloads by kind (without `kind` and `timestamp`). */
-export interface RunEventPayloads {
-  run_started: { session_id: string; run_id: string };
-  messages_snapshot: { messages: Message[] };
-  step_started: { step: number; step_name: "model" | "tools" };
-  step_finished: { step: number; step_name: "model" | "tools" };
-  text_message_start: { message_id: string; role: "assistant" };
-  text_message_content: { message_id: string; delta: string };
-  text_message_end: { message_id: string };
-  tool_call_start: { tool_call_id: string; tool_name: string; parent_message_id: string };
-  tool_call_args: { tool_call_id: string; delta: string };
-  tool_call_end: { tool_call_id: string };
-  /** A server tool's result; `content` is what the model sees. */
-  tool_call_result: {
-    tool_call_id: string;
-    message_id: string;
-    content: unknown;
-    is_error: boolean;
-  };
-  /** The whole agent state (the `context`). */
-  state_snapshot: { context: Record<string, unknown> | null };
-  /** An incremental change of the `context`, as patch operations rooted at the context. */
-  state_delta: { delta: PatchOperation[] };
-  /** A live update a tool emitted (`emit(name, value)`); never persisted. */
-  custom: { name: string; value: unknown };
-  run_finished: {
-    session_id: string;
-    run_id: string;
-    status: RunStatus;
-    interrupt_payload: Record<string, unknown> | null;
-    result: unknown;
-    error?: RunError | null;
-  };
-}
+export const RunEventPayloadSchemas = {
+  run_started: z.object({ session_id: z.string(), run_id: z.string() }).describe(
+    "The run began.",
+  ),
+  messages_snapshot: z.object({ messages: z.array(MessageSchema) }).describe(
+    "The whole conversation the run starts from.",
+  ),
+  step_started: z.object({ step: z.number().int(), step_name: StepName }).describe(
+    "A model or tools step began.",
+  ),
+  step_finished: z.object({ step: z.number().int(), step_name: StepName }).describe(
+    "A model or tools step ended (its checkpoint is saved).",
+  ),
+  text_message_start: z.object({ message_id: z.string(), role: z.literal("assistant") })
+    .describe("An assistant message begins."),
+  text_message_content: z.object({ message_id: z.string(), delta: z.string() }).describe(
+    "A chunk of the assistant message's text.",
+  ),
+  text_message_end: z.object({ message_id: z.string() }).describe(
+    "The assistant message is complete.",
+  ),
+  tool_call_start: z.object({
+    tool_call_id: z.string(),
+    tool_name: z.string(),
+    parent_message_id: z.string(),
+  }).describe("The model begins a tool call."),
+  tool_call_args: z.object({ tool_call_id: z.string(), delta: z.string() }).describe(
+    "A chunk of the tool call's JSON arguments.",
+  ),
+  tool_call_end: z.object({ tool_call_id: z.string() }).describe(
+    "The tool call's arguments are complete.",
+  ),
+  tool_call_result: z.object({
+    tool_call_id: z.string(),
+    message_id: z.string(),
+    content: z.unknown().describe("What the model sees."),
+    is_error: z.boolean(),
+  }).describe("A server tool's result."),
+  state_snapshot: z.object({
+    context: z.record(z.string(), z.unknown()).nullable(),
+  }).describe("The whole agent state (the `context`)."),
+  state_delta: z.object({ delta: z.array(PatchOperationSchema) }).describe(
+    "An incremental change of the `context`, as patch operations rooted at the context.",
+  ),
+  custom: z.object({ name: z.string(), value: z.unknown() }).describe(
+    "A live update a tool emitted (`emit(name, value)`); never persisted.",
+  ),
+  run_finished: z.object({
+    session_id: z.string(),
+    run_id: z.string(),
+    status: RunStatusSchema,
+    interrupt_payload: z.record(z.string(), z.unknown()).nullable(),
+    result: z.unknown(),
+    error: RunErrorSchema.nullish(),
+  }).describe("The run ended with its final status (the last event of a stream)."),
+} as const;
+
+/** Event payloads by kind (without `kind` and `timestamp`). */
+export type RunEventPayloads = {
+  [K in keyof typeof RunEventPayloadSchemas]: z.infer<(typeof RunEventPayloadSchemas)[K]>;
+};
 
 /** Every event kind. */
 export type RunEventKind = keyof RunEventPayloads;
+
+/** Every event kind, in the order of the catalogue. */
+export const RUN_EVENT_KINDS = Object.keys(RunEventPayloadSchemas) as RunEventKind[];
+
+/** A whole event of one kind: `kind`, `timestamp` (fractional epoch seconds) and the payload. */
+function eventSchema<K extends RunEventKind>(kind: K) {
+  const payload = RunEventPayloadSchemas[kind];
+  return z.object({
+    kind: z.literal(kind),
+    timestamp: z.number().describe("Seconds since the epoch, fractional."),
+    ...payload.shape,
+  }).describe(payload.description ?? kind);
+}
+
+/** Whole event schemas by kind (what a native SSE frame's `data:` line holds). */
+export const RunEventSchemas = Object.fromEntries(
+  RUN_EVENT_KINDS.map((kind) => [kind, eventSchema(kind)]),
+) as { [K in RunEventKind]: ReturnType<typeof eventSchema<K>> };
+
+/** Any run event, discriminated by `kind`. */
+export const RunEventSchema = z.discriminatedUnion(
+  "kind",
+  Object.values(RunEventSchemas) as unknown as [
+    ReturnType<typeof eventSchema<RunEventKind>>,
+    ...ReturnType<typeof eventSchema<RunEventKind>>[],
+  ],
+);
 
 /** One internal run event. */
 export type RunEvent = {
