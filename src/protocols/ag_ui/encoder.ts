@@ -1,0 +1,394 @@
+/**
+ * The AG-UI encoder: a pure mapper from the internal run events to AG-UI 1.0 events (camelCase,
+ * integer millisecond timestamps, optional fields omitted rather than null), and the SSE framing
+ * of those events. It does no I/O; the only state it keeps is what it needs to guarantee the
+ * ordering the official client checks: nothing after the terminal event, and every message, tool
+ * call and step that was opened closed before `RUN_FINISHED`.
+ */
+import {
+  type AssistantMessage,
+  type Event as AgUiEvent,
+  EventType,
+  type Interrupt,
+  type JsonPatchOperation,
+  type Message as AgUiMessage,
+  PROTOCOL_VERSION,
+  type RunFinishedEvent,
+  type RunFinishedOutcome,
+} from "@ag-ui/core";
+import type { Message, Part } from "../../api/schemas.ts";
+import type { RunEvent, RunEventOf } from "../../engine/events.ts";
+import { sseFrame } from "../../http/sse.ts";
+import type { EndNotice } from "../../runs/service.ts";
+import { type OpenInterrupt, openInterrupts } from "./interrupts.ts";
+
+export type { AgUiEvent };
+
+/** What the encoder needs to know about the request it answers. */
+export interface EncoderOptions {
+  /**
+   * Ids of the messages the client sent in this request. A `tool` message the client wrote to
+   * answer its own tool call is already in the client's list; echoing it as `TOOL_CALL_RESULT`
+   * would make the official client insert it a second time.
+   */
+  clientMessageIds?: Iterable<string>;
+}
+
+/** Maps one run's internal events to AG-UI events, in order. */
+export class AgUiEncoder {
+  readonly #clientMessages: Set<string>;
+  #threadId: string | null = null;
+  #runId: string | null = null;
+  #started = false;
+  #ended = false;
+  readonly #openMessages = new Set<string>();
+  readonly #openCalls = new Set<string>();
+  readonly #openSteps: string[] = [];
+
+  constructor(options: EncoderOptions = {}) {
+    this.#clientMessages = new Set(options.clientMessageIds ?? []);
+  }
+
+  /** True once a terminal event (`RUN_FINISHED` or `RUN_ERROR`) was produced. */
+  get ended(): boolean {
+    return this.#ended;
+  }
+
+  /** The AG-UI events of one internal event (none, one, or closers followed by the event). */
+  encode(event: RunEvent): AgUiEvent[] {
+    if (this.#ended) return [];
+    const timestamp = millis(event.timestamp);
+    switch (event.kind) {
+      case "run_started":
+        this.#threadId = event.session_id;
+        this.#runId = event.run_id;
+        this.#started = true;
+        return [{
+          type: EventType.RUN_STARTED,
+          timestamp,
+          threadId: event.session_id,
+          runId: event.run_id,
+          // The version this encoder speaks, so a newer client knows what it is reading.
+          protocolVersion: PROTOCOL_VERSION,
+        }];
+      case "messages_snapshot":
+        return this.#inRun([{
+          type: EventType.MESSAGES_SNAPSHOT,
+          timestamp,
+          messages: event.messages.map(toAgUiMessage),
+        }]);
+      case "step_started":
+        this.#openSteps.push(event.step_name);
+        return this.#inRun([{
+          type: EventType.STEP_STARTED,
+          timestamp,
+          stepName: event.step_name,
+        }]);
+      case "step_finished": {
+        const at = this.#openSteps.lastIndexOf(event.step_name);
+        if (at < 0) return [];
+        this.#openSteps.splice(at, 1);
+        return this.#inRun([{
+          type: EventType.STEP_FINISHED,
+          timestamp,
+          stepName: event.step_name,
+        }]);
+      }
+      case "text_message_start":
+        this.#openMessages.add(event.message_id);
+        return this.#inRun([{
+          type: EventType.TEXT_MESSAGE_START,
+          timestamp,
+          messageId: event.message_id,
+          role: "assistant",
+        }]);
+      case "text_message_content":
+        // Content outside an open message is a protocol error for the client: drop it.
+        if (!this.#openMessages.has(event.message_id)) return [];
+        return this.#inRun([{
+          type: EventType.TEXT_MESSAGE_CONTENT,
+          timestamp,
+          messageId: event.message_id,
+          delta: event.delta,
+        }]);
+      case "text_message_end":
+        if (!this.#openMessages.delete(event.message_id)) return [];
+        return this.#inRun([{
+          type: EventType.TEXT_MESSAGE_END,
+          timestamp,
+          messageId: event.message_id,
+        }]);
+      case "tool_call_start":
+        this.#openCalls.add(event.tool_call_id);
+        return this.#inRun([{
+          type: EventType.TOOL_CALL_START,
+          timestamp,
+          toolCallId: event.tool_call_id,
+          toolCallName: event.tool_name,
+          parentMessageId: event.parent_message_id,
+        }]);
+      case "tool_call_args":
+        if (!this.#openCalls.has(event.tool_call_id)) return [];
+        return this.#inRun([{
+          type: EventType.TOOL_CALL_ARGS,
+          timestamp,
+          toolCallId: event.tool_call_id,
+          delta: event.delta,
+        }]);
+      case "tool_call_end":
+        if (!this.#openCalls.delete(event.tool_call_id)) return [];
+        return this.#inRun([{
+          type: EventType.TOOL_CALL_END,
+          timestamp,
+          toolCallId: event.tool_call_id,
+        }]);
+      case "tool_call_result":
+        if (this.#clientMessages.has(event.message_id)) return [];
+        return this.#inRun([{
+          type: EventType.TOOL_CALL_RESULT,
+          timestamp,
+          messageId: event.message_id,
+          toolCallId: event.tool_call_id,
+          content: contentText(event.content),
+          role: "tool",
+        }]);
+      case "state_snapshot":
+        return this.#inRun([{
+          type: EventType.STATE_SNAPSHOT,
+          timestamp,
+          // The AG-UI state is the context; a session without one has the empty state.
+          snapshot: event.context ?? {},
+        }]);
+      case "state_delta":
+        return this.#inRun([{
+          type: EventType.STATE_DELTA,
+          timestamp,
+          delta: event.delta as JsonPatchOperation[],
+        }]);
+      case "custom":
+        return this.#inRun([{
+          type: EventType.CUSTOM,
+          timestamp,
+          name: event.name,
+          value: event.value === undefined ? null : event.value,
+        }]);
+      case "run_finished":
+        return this.#finish(event, timestamp);
+    }
+  }
+
+  /**
+   * Ends a stream whose run events stopped without `run_finished` (a lost transport, a failure of
+   * the encoder's caller): a `RUN_ERROR`, unless the stream already ended.
+   */
+  fail(message: string, code: string): AgUiEvent[] {
+    if (this.#ended) return [];
+    this.#ended = true;
+    return [{ type: EventType.RUN_ERROR, timestamp: Date.now(), message, code }];
+  }
+
+  #inRun(events: AgUiEvent[]): AgUiEvent[] {
+    // The client rejects any event before RUN_STARTED; the engine always starts with it.
+    return this.#started ? events : [];
+  }
+
+  #finish(event: RunEventOf<"run_finished">, timestamp: number): AgUiEvent[] {
+    this.#ended = true;
+    if (event.status === "failed" || event.status === "running") {
+      return [{
+        type: EventType.RUN_ERROR,
+        timestamp,
+        message: event.error?.message ?? "the run failed",
+        code: event.error?.code ?? "run_failed",
+      }];
+    }
+    const threadId = this.#threadId ?? event.session_id;
+    const runId = this.#runId ?? event.run_id;
+    const closers = this.#started ? this.#closeAll(timestamp) : [];
+    const finished: RunFinishedEvent = {
+      type: EventType.RUN_FINISHED,
+      timestamp,
+      threadId,
+      runId,
+      outcome: outcomeOf(event),
+    };
+    if (event.status === "completed" && event.result !== null && event.result !== undefined) {
+      finished.result = event.result;
+    }
+    // A stream must open with RUN_STARTED even when the run never got to say it.
+    const opener: AgUiEvent[] = this.#started ? [] : [{
+      type: EventType.RUN_STARTED,
+      timestamp,
+      threadId,
+      runId,
+      protocolVersion: PROTOCOL_VERSION,
+    }];
+    return [...opener, ...closers, finished];
+  }
+
+  /** Closing events for everything still open, innermost first. */
+  #closeAll(timestamp: number): AgUiEvent[] {
+    const out: AgUiEvent[] = [];
+    for (const messageId of this.#openMessages) {
+      out.push({ type: EventType.TEXT_MESSAGE_END, timestamp, messageId });
+    }
+    for (const toolCallId of this.#openCalls) {
+      out.push({ type: EventType.TOOL_CALL_END, timestamp, toolCallId });
+    }
+    for (const stepName of this.#openSteps.reverse()) {
+      out.push({ type: EventType.STEP_FINISHED, timestamp, stepName });
+    }
+    this.#openMessages.clear();
+    this.#openCalls.clear();
+    this.#openSteps.length = 0;
+    return out;
+  }
+}
+
+/**
+ * The outcome of a finished run. A run that stopped only for client tool calls is a success with
+ * `pendingToolCallIds` (AG-UI 1.0: the answers ride the next run's `tool` messages); a run that
+ * waits for anything else (an approval, a step limit, a shutdown) is an interrupt, and lists the
+ * client tool calls of the same stop as interrupts too, so one outcome names everything it waits
+ * for.
+ */
+export function outcomeOf(event: RunEventOf<"run_finished">): RunFinishedOutcome {
+  if (event.status === "cancelled") return { type: "cancelled" };
+  if (event.status !== "interrupted") return { type: "success" };
+  const open = openInterrupts(event);
+  if (open.every((o) => o.kind === "client_tool")) {
+    return { type: "success", pendingToolCallIds: open.map((o) => o.id) };
+  }
+  return { type: "interrupt", interrupts: open.map(toInterrupt) };
+}
+
+/** The AG-UI interrupt of one open interrupt. */
+export function toInterrupt(open: OpenInterrupt): Interrupt {
+  if (open.kind === "run") {
+    return {
+      id: open.id,
+      reason: open.reason,
+      ...(open.message ? { message: open.message } : {}),
+    };
+  }
+  const { call } = open;
+  if (open.kind === "approval") {
+    return {
+      id: open.id,
+      reason: "tool_approval",
+      message: `approve the call of the tool '${call.tool_name}' with arguments ${
+        JSON.stringify(call.arguments)
+      }?`,
+      toolCallId: call.tool_call_id,
+      responseSchema: APPROVAL_RESPONSE_SCHEMA,
+    };
+  }
+  return {
+    id: open.id,
+    reason: "client_tool",
+    message: `run the client tool '${call.tool_name}' and resume with its result`,
+    toolCallId: call.tool_call_id,
+  };
+}
+
+/** The `payload` a `resolved` resume entry of an approval may carry (none means approved). */
+const APPROVAL_RESPONSE_SCHEMA = {
+  type: "object",
+  properties: {
+    approved: { type: "boolean", default: true },
+    reason: { type: "string" },
+  },
+};
+
+/** A stored message in AG-UI form (text parts joined; tool results as a string). */
+export function toAgUiMessage(message: Message): AgUiMessage {
+  const id = message.message_id;
+  const text = partsText(message.content);
+  switch (message.role) {
+    case "user":
+      return { id, role: "user", content: text };
+    case "system":
+      return { id, role: "system", content: text };
+    case "tool":
+      return {
+        id,
+        role: "tool",
+        toolCallId: message.tool_call_id ?? "",
+        content: toolContent(message.content),
+      };
+    case "assistant": {
+      const out: AssistantMessage = { id, role: "assistant" };
+      if (text !== "") out.content = text;
+      if (message.tool_calls && message.tool_calls.length > 0) {
+        out.toolCalls = message.tool_calls.map((call) => ({
+          id: call.id,
+          type: "function",
+          function: { name: call.name, arguments: JSON.stringify(call.arguments) },
+        }));
+      }
+      return out;
+    }
+  }
+}
+
+/** The text of parts: text as is, structured data as JSON. */
+function partsText(parts: Part[]): string {
+  return parts.map((p) => p.type === "text" ? p.value : JSON.stringify(p.value ?? null)).join("");
+}
+
+/**
+ * A tool message's content as AG-UI carries it (a string): one data part is the result value,
+ * so it is written exactly as `TOOL_CALL_RESULT` writes the same result.
+ */
+function toolContent(parts: Part[]): string {
+  const [first] = parts;
+  if (parts.length === 1 && first.type === "data") return contentText(first.value);
+  return partsText(parts);
+}
+
+/** A tool result as text: strings as they are, anything else as JSON. */
+function contentText(value: unknown): string {
+  return typeof value === "string" ? value : JSON.stringify(value ?? null);
+}
+
+/** Internal timestamps are fractional epoch seconds; AG-UI's are integer milliseconds. */
+function millis(seconds: number): number {
+  return Math.round(seconds * 1000);
+}
+
+/** One AG-UI SSE frame: `event: <TYPE>`, the event as JSON, a blank line. */
+export function agUiFrame(event: AgUiEvent): string {
+  return sseFrame(event, event.type);
+}
+
+/**
+ * The SSE frames of a run's event stream. The stream always ends with exactly one terminal event:
+ * a run that stops without `run_finished` ends with `RUN_ERROR`.
+ */
+export async function* agUiFrames(
+  events: AsyncIterable<RunEvent | EndNotice>,
+  options: EncoderOptions = {},
+): AsyncGenerator<string> {
+  const encoder = new AgUiEncoder(options);
+  try {
+    for await (const event of events) {
+      if ("notice" in event) {
+        for (const e of encoder.fail(`the event stream ended: ${event.notice}`, event.notice)) {
+          yield agUiFrame(e);
+        }
+        return;
+      }
+      for (const e of encoder.encode(event)) yield agUiFrame(e);
+      if (encoder.ended) return;
+    }
+    for (const e of encoder.fail("the run's event stream ended early", "stream_ended")) {
+      yield agUiFrame(e);
+    }
+  } catch (err) {
+    for (
+      const e of encoder.fail(`the run's event stream failed: ${String(err)}`, "stream_failed")
+    ) {
+      yield agUiFrame(e);
+    }
+  }
+}

@@ -1,0 +1,175 @@
+/**
+ * Test helpers of the AG-UI add-on: a `fetch` that records every SSE body the official client
+ * reads, and a checker that holds each recorded stream to the wire rules (framing, `@ag-ui/core`
+ * schemas, camelCase, no nulls for absent fields, integer timestamps) and the ordering rules.
+ */
+import assert from "node:assert/strict";
+import { EventSchema, MessageSchema } from "@ag-ui/core/schemas";
+import type { BaseEvent } from "@ag-ui/client";
+
+/** A parsed AG-UI event as it came over the wire. */
+export type WireEvent = BaseEvent & Record<string, unknown>;
+
+/** A `fetch` for `HttpAgent` that keeps a copy of every response body. */
+export class RecordingFetch {
+  readonly bodies: Promise<string>[] = [];
+  readonly requests: unknown[] = [];
+
+  /** The function to hand to `new HttpAgent({ fetch })`. */
+  readonly fetch = async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
+    if (typeof init?.body === "string") this.requests.push(JSON.parse(init.body));
+    const res = await fetch(input, init);
+    // Error answers (JSON) are the tests' business; only event streams are recorded.
+    if (!res.body || !res.headers.get("content-type")?.startsWith("text/event-stream")) return res;
+    const [mine, theirs] = res.body.tee();
+    this.bodies.push(new Response(mine).text());
+    return new Response(theirs, { status: res.status, headers: res.headers });
+  };
+
+  /** Every recorded SSE stream, each checked with `checkStream`. */
+  async checkAll(): Promise<WireEvent[][]> {
+    const texts = await Promise.all(this.bodies);
+    return texts.map((text) => checkStream(text));
+  }
+}
+
+const eventShapes = new Map<string, Set<string>>(
+  EventSchema.options.map((o) => [String(o.shape.type.value), new Set(Object.keys(o.shape))]),
+);
+const messageShapes = new Map<string, Set<string>>(
+  MessageSchema.options.map((o) => [String(o.shape.role.value), new Set(Object.keys(o.shape))]),
+);
+
+/** Fields whose value may legitimately be null (JSON payloads chosen by the application). */
+const NULLABLE = new Set(["value", "snapshot"]);
+
+/**
+ * Parses an AG-UI SSE body and asserts everything a conforming producer must do; returns the
+ * events. Keep-alive comments are allowed between frames.
+ */
+export function checkStream(text: string): WireEvent[] {
+  assert.ok(!text.includes("\r"), "frames are separated by \\n\\n, never CRLF");
+  assert.ok(text.endsWith("\n\n"), "the stream ends with a complete frame");
+  const events: WireEvent[] = [];
+  for (const frame of text.slice(0, -2).split("\n\n")) {
+    if (frame.startsWith(":")) continue;
+    const lines = frame.split("\n");
+    assert.equal(lines.length, 2, `a frame is an event line and a data line: ${frame}`);
+    assert.match(lines[0], /^event: [A-Z_]+$/);
+    assert.match(lines[1], /^data: \{/);
+    const data = JSON.parse(lines[1].slice("data: ".length)) as WireEvent;
+    assert.equal(lines[0].slice("event: ".length), data.type, "event: line equals the type");
+    checkEvent(data);
+    events.push(data);
+  }
+  checkOrder(events);
+  return events;
+}
+
+/** One event against the `@ag-ui/core` schema, strictly: no unknown fields, no null fields. */
+export function checkEvent(event: WireEvent): void {
+  const parsed = EventSchema.safeParse(event);
+  assert.ok(parsed.success, `${event.type} fails the @ag-ui/core schema: ${parsed.error}`);
+  const known = eventShapes.get(event.type)!;
+  for (const [key, value] of Object.entries(event)) {
+    assert.ok(known.has(key), `${event.type} has a field the protocol does not define: ${key}`);
+    if (!NULLABLE.has(key)) assert.notEqual(value, null, `${event.type}.${key} is null`);
+  }
+  if ("timestamp" in event) {
+    assert.ok(Number.isInteger(event.timestamp), "timestamp is integer milliseconds");
+    assert.ok(Math.abs(event.timestamp! - Date.now()) < 600_000, "timestamp is epoch ms");
+  }
+  if (event.type === "MESSAGES_SNAPSHOT") {
+    for (const m of event.messages as Record<string, unknown>[]) {
+      const shape = messageShapes.get(String(m.role))!;
+      for (const [key, value] of Object.entries(m)) {
+        assert.ok(shape.has(key), `a ${m.role} message has an unknown field ${key}`);
+        assert.notEqual(value, null, `message field ${key} is null`);
+      }
+    }
+  }
+}
+
+/**
+ * The ordering rules: RUN_STARTED first, exactly one terminal event and nothing after it, content
+ * only inside an open message or call, and everything closed before RUN_FINISHED.
+ */
+export function checkOrder(events: WireEvent[]): void {
+  assert.ok(events.length > 0, "a stream has events");
+  const terminal = events.findIndex((e) => e.type === "RUN_FINISHED" || e.type === "RUN_ERROR");
+  assert.equal(terminal, events.length - 1, "the terminal event is the last one, and only one");
+  if (events[0].type !== "RUN_ERROR") assert.equal(events[0].type, "RUN_STARTED");
+  const messages = new Set<string>();
+  const calls = new Set<string>();
+  const steps: string[] = [];
+  for (const e of events) {
+    switch (e.type) {
+      case "TEXT_MESSAGE_START":
+        assert.ok(!messages.has(e.messageId as string), "message started twice");
+        messages.add(e.messageId as string);
+        break;
+      case "TEXT_MESSAGE_CONTENT":
+        assert.ok(messages.has(e.messageId as string), "content outside an open message");
+        break;
+      case "TEXT_MESSAGE_END":
+        assert.ok(messages.delete(e.messageId as string), "end of a message not open");
+        break;
+      case "TOOL_CALL_START":
+        assert.ok(!calls.has(e.toolCallId as string), "tool call started twice");
+        calls.add(e.toolCallId as string);
+        break;
+      case "TOOL_CALL_ARGS":
+        assert.ok(calls.has(e.toolCallId as string), "args outside an open tool call");
+        break;
+      case "TOOL_CALL_END":
+        assert.ok(calls.delete(e.toolCallId as string), "end of a tool call not open");
+        break;
+      case "STEP_STARTED":
+        assert.ok(!steps.includes(e.stepName as string), "step started twice");
+        steps.push(e.stepName as string);
+        break;
+      case "STEP_FINISHED":
+        assert.equal(steps.pop(), e.stepName, "steps close in order");
+        break;
+      case "RUN_FINISHED":
+        assert.equal(messages.size, 0, "open messages at RUN_FINISHED");
+        assert.equal(calls.size, 0, "open tool calls at RUN_FINISHED");
+        assert.equal(steps.length, 0, "open steps at RUN_FINISHED");
+        break;
+    }
+  }
+}
+
+/** Reads a whole AG-UI SSE response, checks it, and returns its events. */
+export async function readStream(res: Response): Promise<WireEvent[]> {
+  assert.equal(res.status, 200, `expected a stream, got ${res.status}`);
+  assert.match(res.headers.get("content-type") ?? "", /^text\/event-stream/);
+  return checkStream(await res.text());
+}
+
+/** The types of events, in order, without the noise of deltas. */
+export function types(events: WireEvent[]): string[] {
+  return events.map((e) => e.type).filter((t) =>
+    t !== "TEXT_MESSAGE_CONTENT" && t !== "TOOL_CALL_ARGS"
+  );
+}
+
+/** Absolute path of a fixture tool module. */
+export function fixture(name: string): string {
+  return new URL(`./fixtures/${name}`, import.meta.url).pathname;
+}
+
+/** Waits until `check` returns a value that is not undefined (polling), or fails. */
+export async function eventually<T>(
+  check: () => Promise<T | undefined>,
+  what: string,
+  timeoutMs = 5_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
