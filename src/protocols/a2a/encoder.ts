@@ -1,0 +1,176 @@
+/**
+ * The A2A stream encoder: a pure mapper from internal run events to A2A `StreamResponse` objects
+ * (each frame holds exactly one of `task`, `statusUpdate`, `artifactUpdate`):
+ *
+ * - `run_started` → statusUpdate WORKING;
+ * - each assistant text message → artifactUpdate chunks of the artifact whose id is the message id
+ *   (`append` false on its first chunk, `lastChunk` true on its last; the encoder holds one delta
+ *   back so the last chunk carries text rather than being an empty marker);
+ * - `state_snapshot` / `state_delta` → tracked, and the `state` artifact at the end when the run
+ *   leaves a context;
+ * - `run_finished` → the final statusUpdate (completed, failed, canceled, input-required).
+ *
+ * Tool calls, steps, snapshots and emits have no A2A counterpart (execution is opaque) and are
+ * dropped. The route sends the initial `task` frame (`submittedTask`) before the first event.
+ */
+import jsonpatch from "fast-json-patch";
+import type { RunEvent } from "../../engine/events.ts";
+import type { EndNotice } from "../../runs/service.ts";
+import { ALL_OUTPUT_MODES, type OutputModes } from "./request.ts";
+import type { StreamResponse, Task } from "./schemas.ts";
+import { stateArtifact, taskStatus, textArtifact } from "./task.ts";
+
+/** Which task the events belong to and what the client accepts. */
+export interface EncoderOptions {
+  taskId: string;
+  contextId: string;
+  modes?: OutputModes;
+}
+
+/** ISO 8601 of an event's epoch-seconds timestamp. */
+export function isoOf(epochSeconds: number): string {
+  return new Date(epochSeconds * 1000).toISOString();
+}
+
+/** The first frame of a `message:stream`: the task in state SUBMITTED. */
+export function submittedTask(
+  taskId: string,
+  contextId: string,
+  timestamp: string,
+): { task: Task } {
+  return {
+    task: { id: taskId, contextId, status: { state: "TASK_STATE_SUBMITTED", timestamp } },
+  };
+}
+
+/** The encoder of one task's events; `encode` is called with each event in order. */
+export class A2aEncoder {
+  readonly #taskId: string;
+  readonly #contextId: string;
+  readonly #modes: OutputModes;
+  #context: Record<string, unknown> | null = null;
+  /** The delta held back per open message (at most one message is open at a time). */
+  #held: { messageId: string; text: string } | null = null;
+  /** Messages whose artifact has had its first chunk (a reopened message appends). */
+  readonly #started = new Set<string>();
+  #finished = false;
+
+  constructor(options: EncoderOptions) {
+    this.#taskId = options.taskId;
+    this.#contextId = options.contextId;
+    this.#modes = options.modes ?? ALL_OUTPUT_MODES;
+  }
+
+  /** True once `run_finished` was encoded. */
+  get finished(): boolean {
+    return this.#finished;
+  }
+
+  /** The frames of one event (often none). */
+  encode(event: RunEvent): StreamResponse[] {
+    switch (event.kind) {
+      case "run_started":
+        return [this.#status({
+          state: "TASK_STATE_WORKING",
+          timestamp: isoOf(event.timestamp),
+        })];
+      case "text_message_content": {
+        if (!this.#modes.text || event.delta === "") return [];
+        const out = this.#held && this.#held.messageId !== event.message_id
+          ? this.#flush(true)
+          : [];
+        if (this.#held) {
+          out.push(this.#chunk(this.#held.messageId, this.#held.text, false));
+        }
+        this.#held = { messageId: event.message_id, text: event.delta };
+        return out;
+      }
+      case "text_message_end":
+        return this.#flush(true);
+      case "state_snapshot":
+        this.#context = event.context === null ? null : structuredClone(event.context);
+        return [];
+      case "state_delta":
+        this.#applyDelta(event.delta);
+        return [];
+      case "run_finished": {
+        const out = this.#flush(true);
+        this.#finished = true;
+        const result = event.result as { context?: unknown } | null;
+        const context = event.status === "completed" && result && "context" in result
+          ? (result.context as Record<string, unknown> | null)
+          : this.#context;
+        if (this.#modes.json && context) {
+          out.push({
+            artifactUpdate: {
+              taskId: this.#taskId,
+              contextId: this.#contextId,
+              artifact: stateArtifact(context),
+              append: false,
+              lastChunk: true,
+            },
+          });
+        }
+        out.push(this.#status(taskStatus(event, isoOf(event.timestamp))));
+        return out;
+      }
+      default:
+        return [];
+    }
+  }
+
+  #status(status: ReturnType<typeof taskStatus>): StreamResponse {
+    return { statusUpdate: { taskId: this.#taskId, contextId: this.#contextId, status } };
+  }
+
+  #chunk(messageId: string, text: string, last: boolean): StreamResponse {
+    const append = this.#started.has(messageId);
+    this.#started.add(messageId);
+    return {
+      artifactUpdate: {
+        taskId: this.#taskId,
+        contextId: this.#contextId,
+        artifact: textArtifact(messageId, text),
+        append,
+        lastChunk: last,
+      },
+    };
+  }
+
+  /** Sends the held delta; `last` marks it as its artifact's final chunk. */
+  #flush(last: boolean): StreamResponse[] {
+    const held = this.#held;
+    if (!held) return [];
+    this.#held = null;
+    return [this.#chunk(held.messageId, held.text, last)];
+  }
+
+  #applyDelta(delta: Parameters<typeof jsonpatch.applyPatch>[1]): void {
+    try {
+      this.#context = jsonpatch.applyPatch(
+        structuredClone(this.#context ?? {}),
+        delta,
+        false,
+        false,
+      )
+        .newDocument as Record<string, unknown>;
+    } catch {
+      // The engine only sends deltas that applied to its context; one that does not apply here
+      // means the encoder missed a snapshot (a subscriber attached mid-run): the final result or
+      // the next snapshot is the truth then, so keep what is known.
+    }
+  }
+}
+
+/** Encodes a whole event stream; ends after `run_finished` (or when the events end). */
+export async function* encodeRunEvents(
+  events: AsyncIterable<RunEvent | EndNotice>,
+  options: EncoderOptions,
+): AsyncGenerator<StreamResponse> {
+  const encoder = new A2aEncoder(options);
+  for await (const event of events) {
+    if ("notice" in event) return;
+    yield* encoder.encode(event);
+    if (encoder.finished) return;
+  }
+}

@@ -1,0 +1,205 @@
+/**
+ * A2A errors on the HTTP+JSON binding (spec §11.6): a `google.rpc.Status` JSON body
+ * `{"error": {code, status, message, details}}` whose `details` carry a `google.rpc.ErrorInfo`
+ * (`reason` in the `a2a-protocol.org` domain) for A2A-specific errors, so clients tell apart
+ * errors that share an HTTP status. Native `ApiError`s raised by shared code are re-shaped here
+ * too (ErrorInfo domain `agentd`, the native numeric code in its metadata), so every error of the
+ * add-on has one body shape.
+ */
+import type { ApiError, FieldError } from "../../errors.ts";
+
+/** ErrorInfo `@type`. */
+export const ERROR_INFO_TYPE = "type.googleapis.com/google.rpc.ErrorInfo";
+/** `@type` of the field violations we attach to malformed requests. */
+export const BAD_REQUEST_TYPE = "type.googleapis.com/google.rpc.BadRequest";
+/** ErrorInfo domain of A2A-specific errors. */
+export const A2A_ERROR_DOMAIN = "a2a-protocol.org";
+/** ErrorInfo domain of errors that are ours rather than A2A's. */
+export const AGENTD_ERROR_DOMAIN = "agentd";
+
+/** A2A error reasons we answer with (spec §3.3.2; `INVALID_PARAMS` as the SDK names it). */
+export type A2aReason =
+  | "TASK_NOT_FOUND"
+  | "TASK_NOT_CANCELABLE"
+  | "PUSH_NOTIFICATION_NOT_SUPPORTED"
+  | "UNSUPPORTED_OPERATION"
+  | "CONTENT_TYPE_NOT_SUPPORTED"
+  | "VERSION_NOT_SUPPORTED"
+  | "INVALID_PARAMS";
+
+/** HTTP status and `google.rpc.Code` name of each reason (spec §5.4). */
+const REASONS: Record<A2aReason, { http: number; status: string }> = {
+  TASK_NOT_FOUND: { http: 404, status: "NOT_FOUND" },
+  TASK_NOT_CANCELABLE: { http: 400, status: "FAILED_PRECONDITION" },
+  PUSH_NOTIFICATION_NOT_SUPPORTED: { http: 400, status: "FAILED_PRECONDITION" },
+  UNSUPPORTED_OPERATION: { http: 400, status: "FAILED_PRECONDITION" },
+  CONTENT_TYPE_NOT_SUPPORTED: { http: 400, status: "INVALID_ARGUMENT" },
+  VERSION_NOT_SUPPORTED: { http: 400, status: "FAILED_PRECONDITION" },
+  INVALID_PARAMS: { http: 400, status: "INVALID_ARGUMENT" },
+};
+
+/** One `details` entry (ProtoJSON `Any`). */
+export type ErrorDetail = { "@type": string } & Record<string, unknown>;
+
+/** An error of the A2A add-on, rendered as a `google.rpc.Status` body. */
+export class A2aError extends Error {
+  /** HTTP status. */
+  readonly status: number;
+  /** `google.rpc.Code` name (`NOT_FOUND`, `FAILED_PRECONDITION`, ...). */
+  readonly rpcStatus: string;
+  /** `details` of the body. */
+  readonly details: ErrorDetail[];
+
+  constructor(status: number, rpcStatus: string, message: string, details: ErrorDetail[]) {
+    super(message);
+    this.name = "A2aError";
+    this.status = status;
+    this.rpcStatus = rpcStatus;
+    this.details = details;
+  }
+
+  /** An A2A-specific error: ErrorInfo in the A2A domain; metadata values become strings. */
+  static of(
+    reason: A2aReason,
+    message: string,
+    metadata: Record<string, unknown> = {},
+    extra: ErrorDetail[] = [],
+  ): A2aError {
+    const { http, status } = REASONS[reason];
+    return new A2aError(http, status, message, [
+      errorInfo(reason, A2A_ERROR_DOMAIN, metadata),
+      ...extra,
+    ]);
+  }
+
+  /** The `ErrorInfo.reason`, when the error has one. */
+  get reason(): string | undefined {
+    const info = this.details.find((d) => d["@type"] === ERROR_INFO_TYPE);
+    return info?.reason as string | undefined;
+  }
+
+  /** The JSON body. */
+  toBody(): { error: { code: number; status: string; message: string; details: ErrorDetail[] } } {
+    return {
+      error: {
+        code: this.status,
+        status: this.rpcStatus,
+        message: this.message,
+        details: this.details,
+      },
+    };
+  }
+}
+
+/** A `google.rpc.ErrorInfo` detail; its metadata is a string map by definition. */
+function errorInfo(reason: string, domain: string, metadata: Record<string, unknown>): ErrorDetail {
+  const strings: Record<string, string> = { timestamp: new Date().toISOString() };
+  for (const [key, value] of Object.entries(metadata)) {
+    if (value === undefined) continue;
+    strings[key] = typeof value === "string" ? value : JSON.stringify(value);
+  }
+  return { "@type": ERROR_INFO_TYPE, reason, domain, metadata: strings };
+}
+
+/** Constructors of the errors the add-on answers with. */
+export const a2aErrors = {
+  taskNotFound: (taskId: string) =>
+    A2aError.of("TASK_NOT_FOUND", `task '${taskId}' does not exist or is not accessible`, {
+      taskId,
+    }),
+  taskNotCancelable: (taskId: string, state: string) =>
+    A2aError.of("TASK_NOT_CANCELABLE", `task '${taskId}' is ${state} and cannot be canceled`, {
+      taskId,
+      state,
+    }),
+  pushNotSupported: () =>
+    A2aError.of(
+      "PUSH_NOTIFICATION_NOT_SUPPORTED",
+      "push notifications are not supported by this agent (capabilities.pushNotifications is false)",
+    ),
+  unsupported: (message: string, metadata: Record<string, unknown> = {}) =>
+    A2aError.of("UNSUPPORTED_OPERATION", message, metadata),
+  contentType: (message: string, metadata: Record<string, unknown> = {}) =>
+    A2aError.of("CONTENT_TYPE_NOT_SUPPORTED", message, metadata),
+  version: (requested: string, supported: string) =>
+    A2aError.of(
+      "VERSION_NOT_SUPPORTED",
+      `A2A version '${requested}' is not supported; this interface speaks ${supported}`,
+      { requested, supported },
+    ),
+  /** A malformed request; `fields` become `google.rpc.BadRequest` field violations. */
+  invalid: (message: string, fields: { field: string; description: string }[] = []) =>
+    A2aError.of(
+      "INVALID_PARAMS",
+      message,
+      {},
+      fields.length > 0 ? [{ "@type": BAD_REQUEST_TYPE, fieldViolations: fields }] : [],
+    ),
+  /** A path under the base that is no A2A operation. */
+  noRoute: (method: string, path: string) =>
+    new A2aError(404, "NOT_FOUND", `no A2A operation at ${method} ${path}`, [
+      errorInfo("NO_ROUTE", AGENTD_ERROR_DOMAIN, { method, path }),
+    ]),
+  /** An A2A operation path with another method than the one it serves. */
+  methodNotAllowed: (method: string, path: string) =>
+    new A2aError(405, "UNIMPLEMENTED", `method ${method} is not allowed on ${path}`, [
+      errorInfo("METHOD_NOT_ALLOWED", AGENTD_ERROR_DOMAIN, { method, path }),
+    ]),
+} as const;
+
+/** Field violations of a native validation error, one per failing rule. */
+export function fieldViolations(fields: FieldError[]): { field: string; description: string }[] {
+  return fields.flatMap((f) =>
+    f.errors.map((e) => ({ field: f.field, description: e.message ?? e.code }))
+  );
+}
+
+/** `google.rpc.Code` names for the HTTP statuses native errors use. */
+function rpcStatusOf(err: ApiError): string {
+  if (err.code === 409001 || err.code === 409002 || err.code === 409005) return "ALREADY_EXISTS";
+  switch (err.status) {
+    case 400:
+    case 413:
+    case 415:
+    case 422:
+      return "INVALID_ARGUMENT";
+    case 401:
+      return "UNAUTHENTICATED";
+    case 403:
+      return "PERMISSION_DENIED";
+    case 404:
+      return "NOT_FOUND";
+    case 409:
+      return "ABORTED";
+    case 503:
+      return "UNAVAILABLE";
+    default:
+      return err.status >= 500 ? "INTERNAL" : "UNKNOWN";
+  }
+}
+
+/**
+ * A native error in the A2A body shape. A validation error (422 natively) or a malformed body
+ * (400001, 400003) is a malformed A2A request: 400 `INVALID_PARAMS`, with the field violations. Others keep their HTTP status and carry
+ * the native code in an `agentd` ErrorInfo, whose reason never collides with an A2A one.
+ */
+export function fromApiError(err: ApiError): A2aError {
+  if (err.code === 400001 || err.code === 400003) {
+    return A2aError.of("INVALID_PARAMS", err.message, { code: String(err.code) });
+  }
+  if (err.fields) {
+    const violations = fieldViolations(err.fields);
+    const summary = violations.map((v) => `${v.field}: ${v.description}`).join("; ");
+    return A2aError.of(
+      "INVALID_PARAMS",
+      `invalid request: ${summary}`,
+      { code: String(err.code) },
+      [
+        { "@type": BAD_REQUEST_TYPE, fieldViolations: violations },
+      ],
+    );
+  }
+  return new A2aError(err.status, rpcStatusOf(err), err.message, [
+    errorInfo(`AGENTD_${err.code}`, AGENTD_ERROR_DOMAIN, { code: String(err.code) }),
+  ]);
+}

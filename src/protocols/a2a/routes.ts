@@ -1,0 +1,311 @@
+/**
+ * HTTP routes of the A2A add-on (HTTP+JSON binding, spec §11), mounted under `protocol.a2a.path`:
+ *
+ * | method | path (also under `/{tenant}`)          | operation                                |
+ * | ------ | -------------------------------------- | ---------------------------------------- |
+ * | GET    | `/.well-known/agent-card.json`         | Agent Card (no tenant prefix)            |
+ * | POST   | `/message:send`                        | send a message                           |
+ * | POST   | `/message:stream`                      | send a message, SSE updates              |
+ * | GET    | `/tasks/{id}`                          | read a task (`historyLength`)            |
+ * | POST   | `/tasks/{id}:cancel`                   | cancel a task                            |
+ * | POST   | `/tasks/{id}:subscribe`                | SSE updates of a working task            |
+ * | GET    | `/tasks`                               | UnsupportedOperationError (no listing)   |
+ * | any    | `/tasks/{id}/pushNotificationConfigs…` | PushNotificationNotSupportedError        |
+ * | GET    | `/extendedAgentCard`                   | UnsupportedOperationError                |
+ *
+ * Every error, including the native ones shared code raises, answers the A2A error body.
+ */
+import { type Context, Hono } from "hono";
+import type { AppEnv } from "../../http/app.ts";
+import { ClientIdSchema } from "../../api/schemas.ts";
+import { ApiError, errors } from "../../errors.ts";
+import { sseFrame, sseResponse } from "../../http/sse.ts";
+import { readJson, validate } from "../../http/validation.ts";
+import { agentCard, baseUrl } from "./card.ts";
+import { A2aError, a2aErrors, fromApiError } from "./errors.ts";
+import {
+  type A2aCall,
+  cancelTask,
+  getTask,
+  prepareSend,
+  sendMessage,
+  streamMessage,
+  subscribeTask,
+} from "./operations.ts";
+import {
+  A2A_VERSION,
+  CancelTaskRequestSchema,
+  SendMessageRequestSchema,
+  type StreamResponse,
+} from "./schemas.ts";
+
+type Ctx = Context<AppEnv>;
+
+/** The A2A media type the binding prefers (spec §11.1); we answer it to clients that ask. */
+const A2A_JSON = "application/a2a+json";
+
+/** Routes of the A2A add-on, mounted under its base path. */
+export function a2aRoutes(): Hono<AppEnv> {
+  const r = new Hono<AppEnv>();
+  r.get("/.well-known/agent-card.json", cardHandler);
+  const ops = operationRoutes();
+  r.route("/", ops);
+  // The spec's tenant path prefix (`/{tenant}/message:send`, ...), as the SDK's REST client sends.
+  r.route("/:tenant", ops);
+  r.all("*", (c) => {
+    const rest = relativePath(c);
+    const allowed = allowedMethods(rest);
+    if (allowed.length > 0) {
+      c.header("allow", allowed.join(", "));
+      throw a2aErrors.methodNotAllowed(c.req.method, c.req.path);
+    }
+    throw a2aErrors.noRoute(c.req.method, c.req.path);
+  });
+  r.onError((err, c) => errorResponse(c, err));
+  return r;
+}
+
+/**
+ * The Agent Card alone, for the root `/.well-known/agent-card.json` (where A2A clients look for
+ * it first), to be mounted at `/` by the app when the add-on is on.
+ */
+export function a2aWellKnownRoutes(): Hono<AppEnv> {
+  const r = new Hono<AppEnv>();
+  r.get("/.well-known/agent-card.json", cardHandler);
+  r.onError((err, c) => errorResponse(c, err));
+  return r;
+}
+
+function cardHandler(c: Ctx): Response {
+  const { config } = c.get("services");
+  const manifest = config.manifest;
+  const tenant = c.req.header("x-tenant-id");
+  c.header("vary", "x-tenant-id");
+  return c.json(agentCard(manifest, baseUrl(manifest, c.req.url), tenant));
+}
+
+/** The operations, relative to the base (mounted with and without the tenant prefix). */
+function operationRoutes(): Hono<AppEnv> {
+  const r = new Hono<AppEnv>();
+
+  r.post("/message:send", async (c) => {
+    checkServiceParameters(c);
+    const body = validate(SendMessageRequestSchema, await readJson(c, bodyLimit(c)));
+    const call = callOf(c, body.tenant);
+    const task = await sendMessage(call, await prepareSend(call, body));
+    return ok(c, { task });
+  });
+
+  r.post("/message:stream", async (c) => {
+    checkServiceParameters(c);
+    const body = validate(SendMessageRequestSchema, await readJson(c, bodyLimit(c)));
+    const call = callOf(c, body.tenant);
+    const prepared = await prepareSend(call, body);
+    // Started before the response, so a refused request is a JSON error, not a broken stream.
+    const updates = await streamMessage(call, prepared);
+    // No `onClientGone`: a client that drops the stream does not cancel the task.
+    return sseResponse(frames(updates), { keepaliveMs: keepalive(c) });
+  });
+
+  r.get("/tasks", (c) => {
+    checkServiceParameters(c);
+    throw a2aErrors.unsupported("listing tasks is not supported by this agent; read a task by id");
+  });
+
+  r.get("/tasks/:ref", async (c) => {
+    checkServiceParameters(c);
+    const call = callOf(c);
+    const task = await getTask(call, c.req.param("ref"), {
+      historyLength: historyLengthOf(c.req.query("historyLength")),
+    });
+    return ok(c, task);
+  });
+
+  r.post("/tasks/:ref", async (c) => {
+    checkServiceParameters(c);
+    const ref = c.req.param("ref");
+    const at = ref.lastIndexOf(":");
+    const action = at > 0 ? ref.slice(at + 1) : "";
+    const id = ref.slice(0, at);
+    if (action === "cancel") {
+      const body = await optionalJson(c);
+      const request = body === undefined ? {} : validate(CancelTaskRequestSchema, body);
+      if (request.id && request.id !== id) {
+        throw a2aErrors.invalid(`the body names task '${request.id}', the path '${id}'`, [{
+          field: "id",
+          description: "must match the task id of the path",
+        }]);
+      }
+      return ok(c, await cancelTask(callOf(c, request.tenant), id));
+    }
+    if (action === "subscribe") {
+      const body = await optionalJson(c);
+      const tenant = body === undefined
+        ? undefined
+        : validate(CancelTaskRequestSchema, body).tenant;
+      const updates = await subscribeTask(callOf(c, tenant), id);
+      return sseResponse(frames(updates), { keepaliveMs: keepalive(c) });
+    }
+    if (at < 0) {
+      c.header("allow", "GET");
+      throw a2aErrors.methodNotAllowed("POST", c.req.path);
+    }
+    throw a2aErrors.noRoute("POST", c.req.path);
+  });
+
+  // Push notifications are not supported (spec §3.3.4: every config operation says so).
+  r.all("/tasks/:ref/pushNotificationConfigs", (c) => {
+    checkServiceParameters(c);
+    throw a2aErrors.pushNotSupported();
+  });
+  r.all("/tasks/:ref/pushNotificationConfigs/*", (c) => {
+    checkServiceParameters(c);
+    throw a2aErrors.pushNotSupported();
+  });
+
+  r.get("/extendedAgentCard", (c) => {
+    checkServiceParameters(c);
+    throw a2aErrors.unsupported(
+      "this agent has no extended agent card (capabilities.extendedAgentCard is false)",
+    );
+  });
+
+  return r;
+}
+
+/**
+ * Service parameters (spec §3.2.6): `A2A-Version` (header or query) must be 1.0 when given (an
+ * absent one is taken as 1.0, the only version served); `A2A-Extensions` must be empty, as no
+ * extension is supported.
+ */
+function checkServiceParameters(c: Ctx): void {
+  const version = c.req.header("a2a-version") ?? c.req.query("A2A-Version");
+  if (version !== undefined && version.trim() !== "") {
+    const [major, minor = "0"] = version.trim().split(".");
+    if (`${Number(major)}.${Number(minor)}` !== A2A_VERSION) {
+      throw a2aErrors.version(version.trim(), A2A_VERSION);
+    }
+  }
+  const extensions = c.req.header("a2a-extensions") ?? c.req.header("x-a2a-extensions");
+  if (extensions !== undefined && extensions.trim() !== "") {
+    throw a2aErrors.unsupported("A2A extensions are not supported by this agent", {
+      extensions: extensions.trim(),
+    });
+  }
+}
+
+/**
+ * The tenant of a call: the `/{tenant}` path prefix, the body's `tenant` and the `X-Tenant-ID`
+ * header, which must agree when several are given; none gives the manifest's default tenant.
+ */
+function callOf(c: Ctx, bodyTenant?: string | null): A2aCall {
+  const named: [string, string][] = [];
+  const path = c.req.param("tenant" as never) as string | undefined;
+  if (path !== undefined) named.push(["the path", path]);
+  if (bodyTenant) named.push(["the body's tenant", bodyTenant]);
+  const header = c.req.header("x-tenant-id");
+  if (header !== undefined) named.push(["X-Tenant-ID", header]);
+  for (const [where, value] of named) {
+    const parsed = ClientIdSchema.safeParse(value);
+    if (!parsed.success) {
+      throw a2aErrors.invalid(`invalid tenant '${value}' in ${where}`, [{
+        field: "tenant",
+        description: parsed.error.issues[0]?.message ?? "invalid",
+      }]);
+    }
+  }
+  const distinct = new Set(named.map(([, v]) => v));
+  if (distinct.size > 1) {
+    throw a2aErrors.invalid(
+      `conflicting tenants: ${named.map(([w, v]) => `${w} says '${v}'`).join(", ")}`,
+      [{ field: "tenant", description: "the tenant is named differently in several places" }],
+    );
+  }
+  return {
+    services: c.get("services"),
+    tenant: named.length > 0 ? named[0][1] : c.get("tenant"),
+  };
+}
+
+/** `historyLength` of a task read: a non-negative integer, or unset. */
+function historyLengthOf(value: string | undefined): number | undefined {
+  if (value === undefined || value === "") return undefined;
+  if (!/^\d+$/.test(value)) {
+    throw a2aErrors.invalid(`historyLength must be a non-negative integer, got '${value}'`, [{
+      field: "historyLength",
+      description: "must be a non-negative integer",
+    }]);
+  }
+  return Number(value);
+}
+
+/** An optional JSON body (cancel and subscribe take one, but the id is in the path). */
+async function optionalJson(c: Ctx): Promise<unknown> {
+  if (!c.req.raw.body || c.req.header("content-length") === "0") return undefined;
+  const declared = Number(c.req.header("content-length") ?? NaN);
+  if (Number.isFinite(declared) && declared > bodyLimit(c)) throw errors.bodyTooLarge(bodyLimit(c));
+  const text = await c.req.text();
+  if (text.length > bodyLimit(c)) throw errors.bodyTooLarge(bodyLimit(c));
+  if (text.trim() === "") return undefined;
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw errors.malformedJson((err as Error).message);
+  }
+}
+
+/** A JSON success response, as `application/a2a+json` to clients that accept it. */
+function ok(c: Ctx, body: unknown): Response {
+  const accept = c.req.header("accept") ?? "";
+  const type = accept.toLowerCase().includes(A2A_JSON) ? A2A_JSON : "application/json";
+  return c.body(JSON.stringify(body), 200, { "content-type": type });
+}
+
+/** An error as the A2A body (`application/json`); unexpected ones are logged and hidden. */
+function errorResponse(c: Ctx, err: Error): Response {
+  let error: A2aError;
+  if (err instanceof A2aError) error = err;
+  else if (err instanceof ApiError) error = fromApiError(err);
+  else {
+    c.get("services")?.log.error("unhandled error", {
+      request_id: c.get("requestId"),
+      error: err?.stack ?? String(err),
+    });
+    error = fromApiError(errors.internal());
+  }
+  return c.json(error.toBody(), error.status as 400);
+}
+
+async function* frames(updates: AsyncIterable<StreamResponse>): AsyncGenerator<string> {
+  for await (const update of updates) yield sseFrame(update);
+}
+
+function keepalive(c: Ctx): number {
+  return c.get("services").config.manifest.http_server?.keepalive ?? 15_000;
+}
+
+function bodyLimit(c: Ctx): number {
+  return c.get("services").config.manifest.http_server?.max_body_bytes ?? 1_048_576;
+}
+
+/** The request path relative to the add-on's base. */
+function relativePath(c: Ctx): string {
+  const base = (c.get("services").config.manifest.http_server?.protocol.a2a?.path ?? "/a2a")
+    .replace(/\/+$/, "");
+  const path = c.req.path;
+  return path.startsWith(base) ? path.slice(base.length) || "/" : path;
+}
+
+const OPERATIONS: [string, RegExp][] = [
+  ["GET", /^\/\.well-known\/agent-card\.json$/],
+  ["POST", /^(\/[^/]+)?\/message:(send|stream)$/],
+  ["GET", /^(\/[^/]+)?\/tasks$/],
+  ["GET", /^(\/[^/]+)?\/tasks\/[^/]+$/],
+  ["POST", /^(\/[^/]+)?\/tasks\/[^/]+:(cancel|subscribe)$/],
+  ["GET", /^(\/[^/]+)?\/extendedAgentCard$/],
+];
+
+/** Methods some operation serves at `rest` (for 405 and `Allow`). */
+function allowedMethods(rest: string): string[] {
+  return [...new Set(OPERATIONS.filter(([, re]) => re.test(rest)).map(([m]) => m))].sort();
+}
