@@ -191,6 +191,9 @@ for (const kind of storeKinds) {
         agent.addMessage({ id: crypto.randomUUID(), role: "user", content: "and again" });
         const second = await run(agent);
         assert.equal(second.events[0].threadId, agent.threadId);
+        const sent = recorder.requests.at(-1) as { threadId: string; messages: unknown[] };
+        assert.equal(sent.threadId, agent.threadId);
+        assert.equal(sent.messages.length, 3, "the official client sends the whole conversation");
         const stored = await assertAgree(t, agent);
         // the whole conversation was sent again; nothing was stored twice
         assert.deepEqual(stored.map((m) => [m.role, m.content]), [
@@ -661,6 +664,7 @@ Deno.test("provider failure gives RUN_ERROR; forwardedProps.model switches the m
     const record = await getRun(t, runIdOf(failed));
     assert.equal(record.status, "failed");
     assert.equal(failed.error?.code, record.error?.code);
+    assert.equal(failed.error?.code, "model_http_500");
 
     // the same thread, switched to the echo model for one run
     agent.addMessage({ id: crypto.randomUUID(), role: "user", content: "echo me" });
