@@ -86,7 +86,17 @@ async function agentd(manifest: Record<string, unknown>, dir: string, name: stri
   const path = `${dir}/${name}.json`;
   await Deno.writeTextFile(path, JSON.stringify(manifest));
   return spawn(
-    ["run", "-A", "--unstable-worker-options", "main.ts", "serve", path, "--port", "0"],
+    [
+      "run",
+      "-A",
+      "--no-prompt",
+      "--unstable-worker-options",
+      "main.ts",
+      "serve",
+      path,
+      "--port",
+      "0",
+    ],
     { AGENT__RUNTIME__LOG_LEVEL: "warn" },
   );
 }
@@ -100,7 +110,9 @@ const baseManifest = (storage: Record<string, unknown>, pubsub?: Record<string, 
 function runBody(delayMs = 0) {
   return JSON.stringify({
     messages: [{ role: "user", content: [{ type: "text", value: words }] }],
-    ...(delayMs ? { model: { override: { inference_params: { provider_params: { delay_ms: delayMs } } } } } : {}),
+    ...(delayMs
+      ? { model: { override: { inference_params: { provider_params: { delay_ms: delayMs } } } } }
+      : {}),
   });
 }
 
@@ -160,28 +172,30 @@ async function openStreams(proc: Proc, count: number, path: string) {
   let held = 0;
   const batch = 100;
   for (let i = 0; i < count; i += batch) {
-    const opened = await Promise.all(Array.from({ length: Math.min(batch, count - i) }, async () => {
-      const controller = new AbortController();
-      controllers.push(controller);
-      try {
-        const res = await fetch(`${proc.url}${path}`, {
-          method: "POST",
-          headers: { "content-type": "application/json" },
-          body: runBody(600_000),
-          signal: controller.signal,
-        });
-        if (res.status !== 200) {
-          await res.body?.cancel();
+    const opened = await Promise.all(
+      Array.from({ length: Math.min(batch, count - i) }, async () => {
+        const controller = new AbortController();
+        controllers.push(controller);
+        try {
+          const res = await fetch(`${proc.url}${path}`, {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: runBody(600_000),
+            signal: controller.signal,
+          });
+          if (res.status !== 200) {
+            await res.body?.cancel();
+            return false;
+          }
+          // Read the first frames so the stream is really flowing, then keep it open.
+          const reader = res.body!.getReader();
+          await reader.read();
+          return true;
+        } catch {
           return false;
         }
-        // Read the first frames so the stream is really flowing, then keep it open.
-        const reader = res.body!.getReader();
-        await reader.read();
-        return true;
-      } catch {
-        return false;
-      }
-    }));
+      }),
+    );
     held += opened.filter(Boolean).length;
   }
   await new Promise((r) => setTimeout(r, 1000));
@@ -278,7 +292,12 @@ try {
     for (const q of [50, 99]) {
       const b = percentile(baseT, q);
       const a = percentile(sqlT, q);
-      rows.push([`(b) time to first token p${q} ms (SQLite)`, fmt(a, 2), fmt(b, 2), `+${fmt(a - b, 2)} ms`]);
+      rows.push([
+        `(b) time to first token p${q} ms (SQLite)`,
+        fmt(a, 2),
+        fmt(b, 2),
+        `+${fmt(a - b, 2)} ms`,
+      ]);
     }
   } finally {
     await pg.stop();

@@ -27,12 +27,14 @@ export interface SseOptions {
 const encoder = new TextEncoder();
 
 /**
- * Streams `frames` (already encoded SSE text) as a `text/event-stream` response. The response
- * ends when the iterable ends; a client disconnect stops the iteration and calls `onClientGone`.
+ * Streams `frames` (already encoded SSE text) as a `text/event-stream` response. Frames are pulled
+ * only as fast as the client reads, so a slow reader backs up into its source (where a pub/sub
+ * subscription drops it at its capacity) instead of into this process's memory. The response ends
+ * when the iterable ends; a client disconnect stops the iteration and calls `onClientGone`.
  */
 export function sseResponse(frames: AsyncIterable<string>, options: SseOptions): Response {
   const iterator = frames[Symbol.asyncIterator]();
-  let timer: ReturnType<typeof setTimeout> | undefined;
+  let timer: ReturnType<typeof setInterval> | undefined;
   let finished = false;
   const stop = () => {
     finished = true;
@@ -47,25 +49,23 @@ export function sseResponse(frames: AsyncIterable<string>, options: SseOptions):
           stop();
         }
       }, options.keepaliveMs);
-      (async () => {
-        try {
-          for (;;) {
-            const next = await iterator.next();
-            if (next.done || finished) break;
-            controller.enqueue(encoder.encode(next.value));
-          }
-          if (!finished) {
-            stop();
-            controller.close();
-          }
-        } catch (err) {
-          if (!finished) {
-            stop();
-            controller.enqueue(encoder.encode(sseComment(`error: ${(err as Error).message}`)));
-            controller.close();
-          }
+    },
+    async pull(controller) {
+      try {
+        const next = await iterator.next();
+        if (finished) return;
+        if (next.done) {
+          stop();
+          controller.close();
+        } else {
+          controller.enqueue(encoder.encode(next.value));
         }
-      })();
+      } catch (err) {
+        if (finished) return;
+        stop();
+        controller.enqueue(encoder.encode(sseComment(`error: ${(err as Error).message}`)));
+        controller.close();
+      }
     },
     cancel() {
       if (finished) return;

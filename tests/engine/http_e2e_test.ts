@@ -96,8 +96,10 @@ Deno.test("engine end to end over HTTP", async (tt) => {
     });
 
     await tt.step("JS tool without net permission cannot fetch", async () => {
-      const target = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, () =>
-        new Response("secret"));
+      const target = Deno.serve(
+        { hostname: "127.0.0.1", port: 0, onListen: () => {} },
+        () => new Response("secret"),
+      );
       try {
         const url = `http://127.0.0.1:${target.addr.port}/`;
         const events = await run(t, {
@@ -147,8 +149,9 @@ Deno.test("engine end to end over HTTP", async (tt) => {
       });
       const end = finished(first);
       assert.equal(end.status, "interrupted");
-      const pending = (end.interrupt_payload as { pending: { tool_call_id: string; kind: string }[] })
-        .pending;
+      const pending =
+        (end.interrupt_payload as { pending: { tool_call_id: string; kind: string }[] })
+          .pending;
       assert.equal(pending.length, 2);
       assert.ok(pending.every((p) => p.kind === "client_tool"));
       const record = await (await t.fetch(`/v1/runs/${end.run_id}`)).json();
@@ -191,8 +194,9 @@ Deno.test("engine end to end over HTTP", async (tt) => {
         });
         const end = finished(first);
         assert.equal(end.status, "interrupted");
-        const [pending] = (end.interrupt_payload as { pending: { tool_call_id: string; kind: string }[] })
-          .pending;
+        const [pending] =
+          (end.interrupt_payload as { pending: { tool_call_id: string; kind: string }[] })
+            .pending;
         assert.equal(pending.kind, "approval");
         assert.equal(results(first).length, 0, "the tool did not run before approval");
         const second = await run(t, {

@@ -51,7 +51,12 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       default_tenant_id: "default",
       ...(m.runtime as object),
       storage,
-      replica: { poll_interval: 100, heartbeat_interval: 200, lease: 2000, ...((m.runtime as { replica?: object })?.replica) },
+      replica: {
+        poll_interval: 100,
+        heartbeat_interval: 200,
+        lease: 2000,
+        ...((m.runtime as { replica?: object })?.replica),
+      },
     },
     http_server: { port: 0, keepalive: 15_000, ...(m.http_server as object) },
   });

@@ -49,7 +49,10 @@ for (const kind of storeKinds) {
       });
 
       await tt.step("sessions: create, read, list, paginate, delete", async () => {
-        const created = await t.fetch("/v1/sessions", { method: "POST", json: { session_id: "s1" } });
+        const created = await t.fetch("/v1/sessions", {
+          method: "POST",
+          json: { session_id: "s1" },
+        });
         assert.equal(created.status, 201);
         const s1 = await json(created);
         assert.equal(s1.session_id, "s1");
@@ -74,9 +77,14 @@ for (const kind of storeKinds) {
         // Rows inserted while paging do not disturb the cursor.
         await t.fetch("/v1/sessions", { method: "POST", json: { session_id: "s-late" } });
         const page2 = await json(
-          await t.fetch(`/v1/sessions?per_page=2&page=${encodeURIComponent(String(page1.next_page))}`),
+          await t.fetch(
+            `/v1/sessions?per_page=2&page=${encodeURIComponent(String(page1.next_page))}`,
+          ),
         );
-        const ids = [...(page1.items as { session_id: string }[]), ...(page2.items as { session_id: string }[])]
+        const ids = [
+          ...(page1.items as { session_id: string }[]),
+          ...(page2.items as { session_id: string }[]),
+        ]
           .map((s) => s.session_id);
         assert.equal(new Set(ids).size, 4);
         assert.equal(page2.next_page, null);
@@ -230,36 +238,63 @@ for (const kind of storeKinds) {
         const post = (path: string, init: RequestInit & { json?: unknown }) =>
           t.fetch(path, { method: "POST", ...init });
         const cases: [string, () => Promise<Response>, number, number][] = [
-          ["malformed JSON", () =>
-            post("/v1/sessions", {
-              body: "{nope",
-              headers: { "content-type": "application/json" },
-            }), 400, 400001],
-          ["wrong content type", () =>
-            post("/v1/sessions", { body: "{}", headers: { "content-type": "text/plain" } }), 415, 415001],
+          [
+            "malformed JSON",
+            () =>
+              post("/v1/sessions", {
+                body: "{nope",
+                headers: { "content-type": "application/json" },
+              }),
+            400,
+            400001,
+          ],
+          [
+            "wrong content type",
+            () => post("/v1/sessions", { body: "{}", headers: { "content-type": "text/plain" } }),
+            415,
+            415001,
+          ],
           ["wrong type", () => post("/v1/sessions", { json: { session_id: 5 } }), 422, 422000],
           ["unknown field", () => post("/v1/sessions", { json: { nope: 1 } }), 422, 422000],
           ["bad id", () => post("/v1/sessions", { json: { session_id: "a/b" } }), 422, 422000],
-          ["missing role", () =>
-            post("/v1/sessions/s1/messages", { json: { content: [] } }), 422, 422000],
-          ["bad part", () =>
-            post("/v1/sessions/s1/messages", {
-              json: { role: "user", content: [{ type: "text" }] },
-            }), 422, 422000],
+          [
+            "missing role",
+            () => post("/v1/sessions/s1/messages", { json: { content: [] } }),
+            422,
+            422000,
+          ],
+          [
+            "bad part",
+            () =>
+              post("/v1/sessions/s1/messages", {
+                json: { role: "user", content: [{ type: "text" }] },
+              }),
+            422,
+            422000,
+          ],
           ["per_page 0", () => t.fetch("/v1/sessions?per_page=0"), 422, 422000],
           ["per_page 1001", () => t.fetch("/v1/sessions?per_page=1001"), 422, 422000],
           ["per_page abc", () => t.fetch("/v1/sessions?per_page=abc"), 422, 422000],
           ["bad cursor", () => t.fetch("/v1/sessions?page=garbage"), 422, 422000],
-          ["bad timestamp", () =>
-            t.fetch("/v1/sessions/s1/runs?created_after=yesterday"), 422, 422000],
+          [
+            "bad timestamp",
+            () => t.fetch("/v1/sessions/s1/runs?created_after=yesterday"),
+            422,
+            422000,
+          ],
           ["bad status", () => t.fetch("/v1/sessions/s1/runs?statuses=done"), 422, 422000],
           ["unknown query", () => t.fetch("/v1/sessions?perpage=5"), 422, 422000],
           ["unknown route", () => t.fetch("/v1/nothing"), 404, 404005],
           ["wrong method", () => t.fetch("/v1/sessions/s1", { method: "PATCH" }), 405, 405001],
-          ["oversized body", () =>
-            post("/v1/sessions", {
-              json: { metadata: { big: "x".repeat(2_000_000) } },
-            }), 413, 413001],
+          [
+            "oversized body",
+            () =>
+              post("/v1/sessions", {
+                json: { metadata: { big: "x".repeat(2_000_000) } },
+              }),
+            413,
+            413001,
+          ],
         ];
         for (const [name, call, status, code] of cases) {
           try {

@@ -21,7 +21,17 @@ interface Replica {
 /** Starts `main.ts serve` on a free port and waits for its "listening" log line. */
 async function startReplica(manifestPath: string, name: string): Promise<Replica> {
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "--unstable-worker-options", "main.ts", "serve", manifestPath, "--port", "0"],
+    args: [
+      "run",
+      "-A",
+      "--no-prompt",
+      "--unstable-worker-options",
+      "main.ts",
+      "serve",
+      manifestPath,
+      "--port",
+      "0",
+    ],
     env: { AGENT__REPLICA__ID: name },
     stdout: "null",
     stderr: "piped",
@@ -93,7 +103,12 @@ Deno.test({
     runtime: {
       storage: { url: testPostgresUrl, schema },
       pubsub: { kind: "redis", url: testRedisUrl, prefix: uniqueName("agentd") },
-      replica: { heartbeat_interval: 200, lease: LEASE_MS, poll_interval: 100, shutdown_grace: 500 },
+      replica: {
+        heartbeat_interval: 200,
+        lease: LEASE_MS,
+        poll_interval: 100,
+        shutdown_grace: 500,
+      },
       log_level: "info",
     },
     http_server: { host: "127.0.0.1", port: 0 },

@@ -192,7 +192,10 @@ for (const kind of storeKinds) {
           409,
           409003,
         );
-        assert.equal((await t.fetch(`/v1/runs/${first.run_id}/cancel`, { method: "PUT" })).status, 204);
+        assert.equal(
+          (await t.fetch(`/v1/runs/${first.run_id}/cancel`, { method: "PUT" })).status,
+          204,
+        );
         await statusBecomes(t, first.run_id, "cancelled");
       });
 
@@ -303,3 +306,33 @@ for (const kind of storeKinds) {
     }
   });
 }
+
+Deno.test("a slow re-attach subscriber is dropped without slowing the run", async () => {
+  const t = await startTestServer({
+    manifest: {
+      runtime: { pubsub: { capacity: 8 } },
+      http_server: { max_body_bytes: 64 * 2 ** 20 },
+    },
+  });
+  try {
+    // 1,000 tokens of 16 KiB: far more than the kernel's socket buffers absorb.
+    const words = Array.from({ length: 1000 }, (_, i) => `w${i}${"x".repeat(16_384)}`).join(" ");
+    const { run_id } = await (await t.fetch("/v1/runs/start", {
+      method: "POST",
+      json: { messages: [text(words)], model: slow(2) },
+    })).json();
+    // Attach, then read nothing while the run streams its tokens.
+    const res = await t.fetch(`/v1/runs/${run_id}/events`);
+    assert.equal(res.status, 200);
+    await statusBecomes(t, run_id, "completed", 60_000);
+    // Now read what the slow subscriber got: a prefix, then the end notice, no run_finished.
+    const frames = [];
+    for await (const f of readFrames(res)) frames.push(f);
+    const last = frames.filter((f) => f.comment !== "keep-alive").at(-1)!;
+    assert.equal(last.comment, "stream ended: subscriber_overflow");
+    assert.ok(!frames.some((f) => f.event === "run_finished"));
+    assert.ok(frames.filter((f) => f.event).length < 1000);
+  } finally {
+    await t.close();
+  }
+});
