@@ -28,11 +28,13 @@ export function fieldErrors(issues: readonly z.core.$ZodIssue[], prefix = ""): F
 }
 
 function ruleOf(issue: z.core.$ZodIssue): FieldRuleError {
+  // Issues are parsed with `reportInput`, so an undefined input means the field is missing.
+  if (issue.input === undefined && issue.code !== "custom") {
+    return { code: "required", message: "is required" };
+  }
   switch (issue.code) {
     case "invalid_type":
-      return issue.input === undefined
-        ? { code: "required", message: "is required" }
-        : { code: "type", message: issue.message, params: { expected: issue.expected } };
+      return { code: "type", message: issue.message, params: { expected: issue.expected } };
     case "too_small":
       return issue.origin === "array" || issue.origin === "string"
         ? { code: "length", message: issue.message, params: { min: Number(issue.minimum) } }
@@ -60,7 +62,8 @@ function ruleOf(issue: z.core.$ZodIssue): FieldRuleError {
 
 /** Validates `value` with `schema`; a failure is an ApiError 422 with field paths. */
 export function validate<T extends z.ZodType>(schema: T, value: unknown, prefix = ""): z.infer<T> {
-  const parsed = schema.safeParse(value);
+  // `reportInput` keeps the offending input on each issue: it tells `required` from `type`.
+  const parsed = schema.safeParse(value, { reportInput: true });
   if (!parsed.success) throw errors.validation(fieldErrors(parsed.error.issues, prefix));
   return parsed.data;
 }

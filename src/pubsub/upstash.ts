@@ -261,7 +261,9 @@ class UpstashPubSub implements PubSub {
     sub: BufferedSubscription,
     confirmed: PromiseWithResolvers<void>,
   ): Promise<void> {
-    const reader = body.pipeThrough(new TextDecoderStream()).getReader();
+    // The cast bridges lib.dom's and @types/node's stream typings, which disagree on BufferSource.
+    const decoder = new TextDecoderStream() as unknown as TransformStream<Uint8Array, string>;
+    const reader = body.pipeThrough(decoder).getReader();
     const messagePrefix = `message,${name},`;
     const subscribePrefix = `subscribe,${name},`;
     let active = false;

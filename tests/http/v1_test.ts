@@ -304,6 +304,17 @@ for (const kind of storeKinds) {
           }
         }
         const pp = await json(await t.fetch("/v1/sessions?per_page=0"));
+        const typed = await json(
+          await t.fetch("/v1/sessions", { method: "POST", json: { session_id: 5 } }),
+        );
+        assert.equal((typed.fields as { errors: { code: string }[] }[])[0].errors[0].code, "type");
+        const missing = await json(
+          await t.fetch("/v1/sessions/s1/messages", { method: "POST", json: { content: [] } }),
+        );
+        assert.deepEqual(
+          (missing.fields as { field: string; errors: { code: string }[] }[])[0],
+          { field: "role", errors: [{ code: "required", message: "is required" }] },
+        );
         assert.deepEqual(pp.fields, [{
           field: "per_page",
           errors: [{
