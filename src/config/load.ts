@@ -28,8 +28,8 @@ export interface EnvOverride {
   variable: string;
   /** Path of the manifest attribute it sets. */
   path: readonly string[];
-  /** How the variable's text is parsed before validation. */
-  type: "string" | "integer";
+  /** How the variable's text is parsed before validation (`list`: comma-separated strings). */
+  type: "string" | "integer" | "list";
 }
 
 /**
@@ -83,6 +83,7 @@ export const ENV_OVERRIDES: readonly EnvOverride[] = [
     type: "integer",
   },
   { variable: "AGENT__HTTP__PUBLIC_URL", path: ["http_server", "public_url"], type: "string" },
+  { variable: "AGENT__AUTH__API_KEYS", path: ["http_server", "auth", "api_keys"], type: "list" },
 ];
 
 /** The SQLite file used when the manifest names no storage, relative to the working directory. */
@@ -153,8 +154,9 @@ export async function parseConfig(text: string, options: ParseConfigOptions): Pr
 }
 
 /**
- * A deep copy safe to print: `api_key`, `token` and `password` values and passwords inside URLs
- * (`scheme://user:secret@host`) become `****`.
+ * A deep copy safe to print: `api_key`, `api_keys`, `key`, `token` and `password` values (each
+ * element of a list of them too) and passwords inside URLs (`scheme://user:secret@host`) become
+ * `****`.
  */
 export function maskSecrets<T>(value: T): T {
   return maskValue(value, undefined) as T;
@@ -349,7 +351,9 @@ const MANIFEST_BLOCKS: BlockSpec = {
   single: {
     agent: { single: { model: { single: { inference_params: {}, retry: {} } } } },
     runtime: { single: { storage: {}, pubsub: {}, replica: {} } },
-    http_server: { single: { protocol: { single: { ag_ui: {}, a2a: {} } } } },
+    http_server: {
+      single: { protocol: { single: { ag_ui: {}, a2a: {} } }, auth: { labelled: { api_key: {} } } },
+    },
   },
   labelled: {
     capability: {},
@@ -572,6 +576,8 @@ function applyOverrides(
         continue;
       }
       value = Number(text.trim());
+    } else if (override.type === "list") {
+      value = text.split(",").map((item) => item.trim()).filter((item) => item !== "");
     }
     const [section] = override.path;
     // http_server switches the native API on; an environment variable must not do that by itself.
@@ -815,7 +821,7 @@ function resolvePaths(
 // ---------------------------------------------------------------------------------------------
 // Secrets
 
-const SECRET_KEYS = new Set(["api_key", "token", "password"]);
+const SECRET_KEYS = new Set(["api_key", "api_keys", "key", "token", "password"]);
 const URL_PASSWORD = /^([A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#@:]*:)([^/?#@]*)@/;
 
 function maskUrl(text: string): string {
@@ -827,7 +833,8 @@ function maskValue(value: unknown, key: string | undefined): unknown {
     if (key !== undefined && SECRET_KEYS.has(key) && value !== "") return "****";
     return maskUrl(value);
   }
-  if (Array.isArray(value)) return value.map((v) => maskValue(v, undefined));
+  // Elements of a list inherit its name, so each of `api_keys = [...]` is masked.
+  if (Array.isArray(value)) return value.map((v) => maskValue(v, key));
   if (isPlainObject(value)) {
     return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, maskValue(v, k)]));
   }

@@ -139,6 +139,43 @@ const protocolBlock = (defaultPath: string) =>
     ),
   }).strict();
 
+const API_KEY = z.string().min(16, "an API key must be at least 16 characters");
+
+/** A named API key (`api_key "name" { key = "...", tenant = "..." }`). */
+export const ApiKeySchema = z.object({
+  key: API_KEY,
+  /** The tenant the key is bound to: it decides the tenant, `X-Tenant-ID` may only repeat it. */
+  tenant: z.string().min(1).max(128).regex(
+    /^[A-Za-z0-9][A-Za-z0-9._:\-]*$/,
+    "must start with a letter or digit and hold only letters, digits, '.', '_', ':' and '-'",
+  ).optional(),
+}).strict();
+
+/**
+ * API keys (`http_server { auth { ... } }`, docs/auth.md): when the block is present every
+ * request but the public ones needs one of its keys.
+ */
+export const AuthSchema = z.object({
+  /** Keys bound to no tenant (`AGENT__AUTH__API_KEYS` replaces this list). */
+  api_keys: z.array(API_KEY).default([]),
+  /** Named keys, optionally bound to a tenant; the name (never the key) is logged. */
+  api_key: z.record(z.string(), ApiKeySchema).default({}),
+  /** Whether `/docs` and `/v1/openapi.json` are served without a key. */
+  public_docs: z.boolean().default(true),
+}).strict().superRefine((auth, ctx) => {
+  const keys = [...auth.api_keys, ...Object.values(auth.api_key).map((k) => k.key)];
+  if (keys.length === 0) {
+    ctx.addIssue({
+      code: "custom",
+      message: "the auth block names no API key (add api_keys, an api_key block or set " +
+        "AGENT__AUTH__API_KEYS; remove the block to serve without keys)",
+    });
+  } else if (new Set(keys).size !== keys.length) {
+    // Never name the key itself: this message is printed.
+    ctx.addIssue({ code: "custom", message: "the same API key is configured more than once" });
+  }
+});
+
 /** The http_server block; the native API exists only when it is present. */
 export const HttpServerSchema = z.object({
   host: z.string().default("127.0.0.1"),
@@ -152,6 +189,8 @@ export const HttpServerSchema = z.object({
     ag_ui: protocolBlock("/ag-ui").optional(),
     a2a: protocolBlock("/a2a").optional(),
   }).strict().prefault({}),
+  /** API keys; without this block the server needs none. */
+  auth: AuthSchema.optional(),
 }).strict();
 
 /** The whole manifest. */
@@ -173,6 +212,8 @@ export type ToolConfig = z.infer<typeof ToolSchema>;
 export type InferenceParams = z.infer<typeof InferenceParamsSchema>;
 /** Validated retry policy. */
 export type RetryConfig = z.infer<typeof RetrySchema>;
+/** Validated API key settings. */
+export type AuthConfig = z.infer<typeof AuthSchema>;
 
 /**
  * The configuration the program runs with: the validated manifest plus where it came from
