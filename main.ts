@@ -147,6 +147,9 @@ class ReportedError extends Error {
 async function check(parsed: Parsed): Promise<number> {
   const path = manifestArgument(parsed);
   const config = await load(path);
+  const { checkRuntime } = await import("./src/server.ts");
+  const problems = checkRuntime(config, Deno.env.toObject());
+  if (problems.length > 0) throw new ReportedError(`${path} cannot run:`, problems);
   console.log(JSON.stringify(maskSecrets(config), null, 2));
   if (!config.manifest.http_server) {
     // stderr, so that stdout stays pure JSON for scripts.
@@ -170,11 +173,16 @@ async function serve(parsed: Parsed): Promise<number> {
     return 2;
   }
   // Loaded on demand: `check` and `--help` should not pull in the store, pub/sub and providers.
-  const { startServer } = await import("./src/server.ts");
+  const { startServer, StartupError } = await import("./src/server.ts");
   const server = await startServer(config, {
     host: typeof host === "string" ? host : undefined,
     port,
     handleSignals: true,
+  }).catch((error) => {
+    if (error instanceof StartupError) {
+      throw new ReportedError(`${path} cannot run:`, error.problems);
+    }
+    throw error;
   });
   await server.finished;
   return 0;

@@ -251,3 +251,41 @@ Deno.test("cli: serve listens where --host/--port say and stops cleanly on SIGTE
     assert.equal(status.code, 0);
   });
 });
+
+Deno.test("check and serve report runtime problems: missing tool module, unknown provider", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const path = `${dir}/agent.hcl`;
+    await Deno.writeTextFile(
+      path,
+      `agent {
+  name = "x"
+  model { provider = "nope" }
+}
+tool "missing" {
+  kind   = "javascript"
+  module = "tools/missing.ts"
+}
+http_server {}
+`,
+    );
+    for (const command of ["check", "serve"]) {
+      const out = await new Deno.Command(Deno.execPath(), {
+        args: ["run", "-A", "--no-prompt", "main.ts", command, path, "--port", "0"].slice(
+          0,
+          command === "check" ? 6 : 8,
+        ),
+        cwd: ROOT,
+        stdout: "piped",
+        stderr: "piped",
+      }).output();
+      const stderr = new TextDecoder().decode(out.stderr);
+      assert.equal(out.code, 2, stderr);
+      assert.match(stderr, /tool 'missing': module file not found/);
+      assert.match(stderr, /agent\.model\.provider/);
+      assert.doesNotMatch(stderr, /^\s+at /m);
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
