@@ -53,6 +53,8 @@ export function a2aRoutes(): Hono<AppEnv> {
   // The spec's tenant path prefix (`/{tenant}/message:send`, ...), as the SDK's REST client sends.
   r.route("/:tenant", ops);
   r.all("*", (c) => {
+    // Mounted at the root, everything would land here: leave what is not ours to the app.
+    if (basePath(c) === "") return c.notFound();
     const rest = relativePath(c);
     const allowed = allowedMethods(rest);
     if (allowed.length > 0) {
@@ -288,10 +290,15 @@ function bodyLimit(c: Ctx): number {
   return c.get("services").config.manifest.http_server?.max_body_bytes ?? 1_048_576;
 }
 
+/** The add-on's base path without a trailing slash ("" at the root). */
+function basePath(c: Ctx): string {
+  return (c.get("services").config.manifest.http_server?.protocol.a2a?.path ?? "/a2a")
+    .replace(/\/+$/, "");
+}
+
 /** The request path relative to the add-on's base. */
 function relativePath(c: Ctx): string {
-  const base = (c.get("services").config.manifest.http_server?.protocol.a2a?.path ?? "/a2a")
-    .replace(/\/+$/, "");
+  const base = basePath(c);
   const path = c.req.path;
   return path.startsWith(base) ? path.slice(base.length) || "/" : path;
 }

@@ -15,7 +15,12 @@ import {
   TaskState,
 } from "@a2a-js/sdk";
 import { type Client, ClientFactory, RestTransportFactory } from "@a2a-js/sdk/client";
-import { startTestServer, type TestServer } from "../../helpers/server.ts";
+import {
+  startTestServer,
+  type StoreKind,
+  storeKinds,
+  type TestServer,
+} from "../../helpers/server.ts";
 
 const fixtures = new URL("./fixtures/tools.ts", import.meta.url).pathname;
 
@@ -183,8 +188,15 @@ function payloadCase(event: StreamResponse): string {
 
 // --- tests ---------------------------------------------------------------------------------------
 
-Deno.test("a2a: discovery, send, stream, get, resume, data, tenants, errors", async (tt) => {
-  const t = await startTestServer({ manifest: fastManifest });
+for (const store of storeKinds) {
+  Deno.test(`a2a (${store}): discovery, send, stream, get, resume, data, tenants, errors`, (tt) =>
+    mainSuite(tt, store));
+  Deno.test(`a2a (${store}): return immediately, cancel, disconnect, subscribe`, (tt) =>
+    slowSuite(tt, store));
+}
+
+async function mainSuite(tt: Deno.TestContext, store: StoreKind): Promise<void> {
+  const t = await startTestServer({ store, manifest: fastManifest });
   try {
     const client = await clientFor(t);
 
@@ -418,6 +430,13 @@ Deno.test("a2a: discovery, send, stream, get, resume, data, tenants, errors", as
         status.parts[1].content?.value,
       );
 
+      // Its run has ended: there is nothing to cancel.
+      await rejects(
+        client.cancelTask({ tenant: "", id: waiting.id, metadata: undefined }),
+        "TASK_NOT_CANCELABLE",
+        400,
+      );
+
       const resumed = asTask(
         await client.sendMessage(
           request(message([text("yes")], { taskId: waiting.id, contextId: waiting.contextId })),
@@ -455,6 +474,42 @@ Deno.test("a2a: discovery, send, stream, get, resume, data, tenants, errors", as
       assert.equal(refused.status?.state, TaskState.TASK_STATE_COMPLETED);
       assert.match(artifactText(refused), /rejected/);
       assert.match(artifactText(refused), /too much/);
+    });
+
+    await tt.step("a streamed answer to an input-required task", async () => {
+      const waiting = asTask(
+        await client.sendMessage(request(message([text('/call pay {"amount": 7}')]))),
+      );
+      const events: StreamResponse[] = [];
+      for await (
+        const event of client.sendMessageStream(
+          request(message([data({ approved: true })], { taskId: waiting.id })),
+        )
+      ) events.push(event);
+      assert.equal(events[0].payload?.$case, "task");
+      const resumedId = (events[0].payload!.value as Task).id;
+      const last = events.at(-1)!;
+      assert.equal(
+        last.payload?.$case === "statusUpdate" && last.payload.value.status?.state,
+        TaskState.TASK_STATE_COMPLETED,
+      );
+      const read = await client.getTask({ tenant: "", id: resumedId });
+      assert.equal(read.contextId, waiting.contextId);
+      assert.match(artifactText(read), /pay returned: \{"paid":7\}/);
+    });
+
+    await tt.step("a run started natively is a task too", async () => {
+      const res = await t.fetch("/v1/runs/start", {
+        method: "POST",
+        json: { messages: [{ role: "user", content: [{ type: "text", value: "native run" }] }] },
+      });
+      const { run_id, session_id } = await res.json();
+      const task = await waitFor(async () => {
+        const read = await client.getTask({ tenant: "", id: run_id });
+        return read.status?.state === TaskState.TASK_STATE_COMPLETED ? read : undefined;
+      }, "the native run");
+      assert.equal(task.contextId, session_id);
+      assert.equal(artifactText(task), "native run");
     });
 
     await tt.step("client tool (metadata.tools): input-required, answered with data", async () => {
@@ -705,10 +760,11 @@ Deno.test("a2a: discovery, send, stream, get, resume, data, tenants, errors", as
   } finally {
     await t.close();
   }
-});
+}
 
-Deno.test("a2a: return immediately, cancel, disconnect, subscribe (slow model)", async (tt) => {
-  const t = await startTestServer({ manifest: slowManifest });
+/** The tasks that must still be working when we act on them, on the slow echo. */
+async function slowSuite(tt: Deno.TestContext, store: StoreKind): Promise<void> {
+  const t = await startTestServer({ store, manifest: slowManifest });
   try {
     const client = await clientFor(t);
 
@@ -804,7 +860,7 @@ Deno.test("a2a: return immediately, cancel, disconnect, subscribe (slow model)",
   } finally {
     await t.close();
   }
-});
+}
 
 Deno.test("a2a: custom base path and public_url in the card", async () => {
   const t = await startTestServer({
