@@ -184,6 +184,8 @@ async function serve(parsed: Parsed): Promise<number> {
     }
     throw error;
   });
+  // One plain line on stdout whatever the log level, for people and scripts waiting for the port.
+  console.log(`agentd ${VERSION} listening on ${server.url}`);
   await server.finished;
   return 0;
 }

@@ -57,11 +57,8 @@ async function spawn(args: string[], env: Record<string, string> = {}): Promise<
       const lines = buffer.split("\n");
       buffer = lines.pop()!;
       for (const line of lines) {
-        if (line.includes('"url"')) {
-          try {
-            found.resolve(JSON.parse(line).url);
-          } catch { /* not JSON */ }
-        }
+        const match = /listening on (http\S+)/.exec(line) ?? /"url":"(http[^"]+)"/.exec(line);
+        if (match) found.resolve(match[1]);
       }
     }
   };
