@@ -63,7 +63,7 @@ export async function prepareSend(call: A2aCall, body: SendMessageRequest): Prom
     throw a2aErrors.pushNotSupported();
   }
   const modes = outputModes(configuration.acceptedOutputModes);
-  const tools = clientTools(body.metadata);
+  const tools = clientTools(body.metadata, message.metadata);
   const runId = crypto.randomUUID();
   const common = {
     modes,

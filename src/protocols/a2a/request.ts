@@ -157,20 +157,24 @@ export function contextIdOf(contextId: string): string {
 }
 
 /**
- * Client-side tools a request offers the agent: `metadata.tools`, native ToolDefinitions. A call
- * to one makes the task input-required until the client sends the result.
+ * Client-side tools a request offers the agent: native ToolDefinitions in the request's
+ * `metadata.tools` (or, failing that, the message's). A call to one makes the task input-required
+ * until the client sends the result.
  */
 export function clientTools(
-  metadata: Record<string, unknown> | null | undefined,
+  requestMetadata: Record<string, unknown> | null | undefined,
+  messageMetadata?: Record<string, unknown> | null,
 ): ToolDefinition[] {
-  const tools = metadata?.tools;
+  const [tools, field] = requestMetadata?.tools != null
+    ? [requestMetadata.tools, "metadata.tools"]
+    : [messageMetadata?.tools, "message.metadata.tools"];
   if (tools === undefined || tools === null) return [];
   const parsed = (ToolDefinitionSchema.array() as z.ZodType<ToolDefinition[]>).safeParse(tools);
   if (!parsed.success) {
     throw a2aErrors.invalid(
-      "metadata.tools must be a list of tool definitions {name, description, parameters}",
+      `${field} must be a list of tool definitions {name, description, parameters}`,
       parsed.error.issues.map((issue) => ({
-        field: ["metadata", "tools", ...issue.path.map(String)].join("."),
+        field: [field, ...issue.path.map(String)].join("."),
         description: issue.message,
       })),
     );

@@ -10,6 +10,7 @@ import { agentCard, baseUrl, skills } from "../../../src/protocols/a2a/card.ts";
 import { A2aError } from "../../../src/protocols/a2a/errors.ts";
 import {
   checkParts,
+  clientTools,
   mergedContext,
   outputModes,
   type PendingCall,
@@ -283,4 +284,15 @@ Deno.test("mapping: the Agent Card from the manifest", () => {
   const decoded = SdkAgentCard.fromJSON(JSON.parse(JSON.stringify(card)));
   assert.equal(decoded.supportedInterfaces[0].protocolBinding, "HTTP+JSON");
   assert.equal(decoded.capabilities?.streaming, true);
+});
+
+Deno.test("mapping: client tools from the request's (or the message's) metadata.tools", () => {
+  const tool = { name: "where", description: "d", parameters: { type: "object" } };
+  assert.deepEqual(clientTools({ tools: [tool] }), [tool]);
+  assert.deepEqual(clientTools(undefined, { tools: [tool] }), [tool]);
+  assert.deepEqual(clientTools({ other: 1 }, null), []);
+  assert.equal(
+    reasonOf(() => clientTools({ tools: [{ name: "no spaces allowed" }] })),
+    "INVALID_PARAMS",
+  );
 });
