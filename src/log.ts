@@ -1,7 +1,12 @@
 /**
- * Structured JSON logs: one line per record on stderr, filtered by level. Secrets are never passed
- * in; callers log ids and outcomes, not bodies.
+ * Structured JSON logs: one line per record on stderr, filtered by level. Callers log ids and
+ * outcomes, not bodies; as a second line of defence every record is scrubbed before it is written
+ * (fields named like secrets, credentials inside URLs, bearer tokens, and the configured secret
+ * values themselves). Lines written while a request is handled carry its `request_id` (an async
+ * context the HTTP app sets), and with OpenTelemetry on, the active `trace_id`/`span_id`.
  */
+import { AsyncLocalStorage } from "node:async_hooks";
+import { activeTraceIds } from "./metrics/tracing.ts";
 
 /** Log levels, least to most severe. */
 export type LogLevel = "debug" | "info" | "warn" | "error";
@@ -18,22 +23,146 @@ export interface Logger {
   with(fields: Record<string, unknown>): Logger;
 }
 
+/** Options of `createLogger`. */
+export interface LoggerOptions {
+  /** Secret values (API keys, tokens, passwords) replaced wherever they appear in a record. */
+  secrets?: readonly string[];
+}
+
+// Fields of the async flow that is being logged (the request id of the HTTP request handled).
+const logContext = new AsyncLocalStorage<Record<string, unknown>>();
+
+/**
+ * Runs `fn` with `fields` added to every record logged within it, including by work it starts
+ * (a run started by a request logs that request's id when it finishes).
+ */
+export function withLogContext<T>(fields: Record<string, unknown>, fn: () => T): T {
+  return logContext.run({ ...logContext.getStore(), ...fields }, fn);
+}
+
 /** Creates a logger writing JSON lines to `write` (stderr by default). */
 export function createLogger(
   level: LogLevel,
   base: Record<string, unknown> = {},
   write: (line: string) => void = (line) => console.error(line),
+  options: LoggerOptions = {},
 ): Logger {
   const min = order[level];
+  const secrets = usableSecrets(options.secrets);
   const emit = (lvl: LogLevel, msg: string, fields?: Record<string, unknown>) => {
     if (order[lvl] < min) return;
-    write(JSON.stringify({ time: new Date().toISOString(), level: lvl, msg, ...base, ...fields }));
+    const record = {
+      time: new Date().toISOString(),
+      level: lvl,
+      msg,
+      ...logContext.getStore(),
+      ...activeTraceIds(),
+      ...base,
+      ...fields,
+    };
+    write(JSON.stringify(redact(record, secrets)));
   };
   return {
     debug: (m, f) => emit("debug", m, f),
     info: (m, f) => emit("info", m, f),
     warn: (m, f) => emit("warn", m, f),
     error: (m, f) => emit("error", m, f),
-    with: (fields) => createLogger(level, { ...base, ...fields }, write),
+    with: (fields) => createLogger(level, { ...base, ...fields }, write, options),
   };
+}
+
+/**
+ * A logger that scrubs `secrets` from every record before handing it to `inner` (for a logger
+ * made elsewhere, such as a test's, that does not know the configuration's secrets).
+ */
+export function withSecrets(inner: Logger, secrets: readonly string[]): Logger {
+  const usable = usableSecrets(secrets);
+  if (usable.length === 0) return inner;
+  const scrub = (msg: string, fields?: Record<string, unknown>) =>
+    [
+      redact(msg, usable) as string,
+      fields && redact(fields, usable) as Record<string, unknown>,
+    ] as const;
+  return {
+    debug: (m, f) => inner.debug(...scrub(m, f)),
+    info: (m, f) => inner.info(...scrub(m, f)),
+    warn: (m, f) => inner.warn(...scrub(m, f)),
+    error: (m, f) => inner.error(...scrub(m, f)),
+    with: (fields) =>
+      withSecrets(inner.with(redact(fields, usable) as Record<string, unknown>), usable),
+  };
+}
+
+/** Placeholder written instead of a secret. */
+export const REDACTED = "[redacted]";
+
+// Field names whose values are secrets whatever they hold.
+const SECRET_KEY =
+  /(^|[_-])(api[_-]?key|apikey|authorization|password|passwd|secret|token|cookie)$/i;
+// `scheme://user:password@host`: keep the user, hide the password.
+const URL_CREDENTIALS = /\b([a-z][a-z0-9+.-]*:\/\/[^\s:@/]*):([^\s@/]+)@/gi;
+const BEARER = /\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]+/g;
+// Provider key shapes that can turn up in an error message (OpenAI/Anthropic `sk-...`).
+const KEY_SHAPE = /\bsk-[A-Za-z0-9_-]{12,}/g;
+
+/** Secrets worth replacing: short values would blank out ordinary words. */
+function usableSecrets(secrets: readonly string[] | undefined): string[] {
+  return [...new Set((secrets ?? []).filter((s) => typeof s === "string" && s.length >= 6))]
+    .sort((a, b) => b.length - a.length);
+}
+
+function redactText(text: string, secrets: readonly string[]): string {
+  let out = text;
+  for (const secret of secrets) if (out.includes(secret)) out = out.replaceAll(secret, REDACTED);
+  return out
+    .replace(URL_CREDENTIALS, `$1:${REDACTED}@`)
+    .replace(BEARER, `$1 ${REDACTED}`)
+    .replace(KEY_SHAPE, `sk-${REDACTED}`);
+}
+
+/** A copy of `value` with secrets replaced (strings, arrays, plain objects; errors as text). */
+export function redact(value: unknown, secrets: readonly string[] = [], depth = 0): unknown {
+  if (typeof value === "string") return redactText(value, secrets);
+  if (value === null || typeof value !== "object") return value;
+  if (depth > 8) return "[too deep]";
+  if (value instanceof Error) return redactText(String(value), secrets);
+  if (Array.isArray(value)) return value.map((v) => redact(v, secrets, depth + 1));
+  if (value instanceof Headers) return redact(Object.fromEntries(value), secrets, depth + 1);
+  const out: Record<string, unknown> = {};
+  for (const [key, v] of Object.entries(value)) {
+    out[key] = SECRET_KEY.test(key) && v !== null && v !== undefined && v !== ""
+      ? REDACTED
+      : redact(v, secrets, depth + 1);
+  }
+  return out;
+}
+
+/**
+ * The secret values of a configuration and environment, for `LoggerOptions.secrets`: the model
+ * API key, the pub/sub token, passwords inside the storage and pub/sub URLs, and every
+ * environment variable whose name says it holds a key, token, secret or password (12+ chars).
+ */
+export function secretValues(
+  config: {
+    manifest: {
+      agent: { model: { api_key?: string } };
+      runtime: { storage: { url?: string }; pubsub: { url?: string; token?: string } };
+    };
+  },
+  env: Record<string, string> = {},
+): string[] {
+  const { agent, runtime } = config.manifest;
+  const out = [agent.model.api_key, runtime.pubsub.token];
+  for (const url of [runtime.storage.url, runtime.pubsub.url]) {
+    if (!url) continue;
+    try {
+      const password = new URL(url).password;
+      if (password) out.push(password, decodeURIComponent(password));
+    } catch { /* not a URL: nothing to extract */ }
+  }
+  for (const [name, value] of Object.entries(env)) {
+    // Long values only: a short one ("true", "default") would blank out ordinary words.
+    if (/(KEY|TOKEN|SECRET|PASSWORD|PASSWD)$/i.test(name) && value.length >= 12) out.push(value);
+  }
+  return out.filter((s): s is string => typeof s === "string" && s.length > 0);
 }

@@ -5,7 +5,7 @@
  */
 import type { Config } from "./config/schema.ts";
 import { createApp } from "./http/app.ts";
-import { createLogger, type Logger } from "./log.ts";
+import { createLogger, type Logger, secretValues, withSecrets } from "./log.ts";
 import { openStore, type Store } from "./store/mod.ts";
 import { createPubSub } from "./pubsub/mod.ts";
 import type { PubSub } from "./pubsub/types.ts";
@@ -13,6 +13,17 @@ import { RunService } from "./runs/service.ts";
 import { createEngine } from "./engine/mod.ts";
 import { createModelClient, resolveModel } from "./models/mod.ts";
 import { buildTools } from "./tools/mod.ts";
+import {
+  type AgentdMetrics,
+  createMetrics,
+  createTracer,
+  instrumentPubSub,
+  instrumentStore,
+  instrumentTools,
+  modelMetrics,
+  traceEngine,
+  traceModelClient,
+} from "./metrics/mod.ts";
 
 /** A running server. */
 export interface RunningServer {
@@ -21,6 +32,8 @@ export interface RunningServer {
   port: number;
   runs: RunService;
   store: Store;
+  /** This server's metrics (what `GET /metrics` renders). */
+  metrics: AgentdMetrics;
   /** Graceful stop: no new runs, running ones get the grace period, then are interrupted. */
   shutdown(graceMs?: number): Promise<void>;
   /** Resolves when the server has stopped. */
@@ -33,8 +46,10 @@ export interface ServerOptions {
   port?: number;
   /** Install SIGINT/SIGTERM handlers for graceful shutdown (the CLI does; tests do not). */
   handleSignals?: boolean;
-  /** Log sink; JSON lines to stderr by default. */
+  /** The logger to use; by default one at `runtime.log_level` writing to `logWrite`. */
   log?: Logger;
+  /** Where the default logger writes its JSON lines (stderr by default). */
+  logWrite?: (line: string) => void;
   /** Replica id (random by default). */
   replicaId?: string;
 }
@@ -50,26 +65,50 @@ export async function startServer(
       "the manifest has no http_server block: the HTTP API exists only when it has one",
     );
   }
-  const log = options.log ?? createLogger(config.manifest.runtime.log_level);
+  const env = Deno.env.toObject();
+  // Secrets of the configuration and environment never reach a log line, whoever logs.
+  const secrets = secretValues(config, env);
+  const log = options.log
+    ? withSecrets(options.log, secrets)
+    : createLogger(config.manifest.runtime.log_level, {}, options.logWrite, { secrets });
+  // One registry and tracer per server: the services are wrapped at their seams, so none of them
+  // knows about metrics or spans.
+  const metrics = createMetrics();
+  const tracer = createTracer();
   const storage = config.manifest.runtime.storage;
-  const store = await openStore(
-    storage.kind === "postgres"
-      ? { kind: "postgres", url: storage.url!, schema: storage.schema }
-      : { kind: "sqlite", path: storage.path ?? ":memory:" },
+  const store = instrumentStore(
+    await openStore(
+      storage.kind === "postgres"
+        ? { kind: "postgres", url: storage.url!, schema: storage.schema }
+        : { kind: "sqlite", path: storage.path ?? ":memory:" },
+    ),
+    metrics,
+    tracer,
   );
   let pubsub: PubSub | undefined;
   try {
-    pubsub = await createPubSub(config.manifest.runtime.pubsub, {
-      onError: (err) => log.warn("pubsub error", { error: String(err) }),
-    });
-    const env = Deno.env.toObject();
-    const engine = createEngine({
-      config,
-      store,
-      models: createModelClient({ env }),
-      tools: buildTools(config),
-      resolveModel: (model) => resolveModel(config.manifest.agent.model, model, env),
-    });
+    pubsub = instrumentPubSub(
+      await createPubSub(config.manifest.runtime.pubsub, {
+        onError: (err) => {
+          metrics.pubsubErrors.inc({ code: (err as { code?: string })?.code ?? "unknown" });
+          log.warn("pubsub error", { error: String(err) });
+        },
+      }),
+      metrics,
+    );
+    const engine = traceEngine(
+      createEngine({
+        config,
+        store,
+        models: traceModelClient(
+          createModelClient({ env, metrics: modelMetrics(metrics) }),
+          tracer,
+        ),
+        tools: instrumentTools(buildTools(config), metrics, tracer),
+        resolveModel: (model) => resolveModel(config.manifest.agent.model, model, env),
+      }),
+      tracer,
+    );
     const runs = new RunService({
       config,
       store,
@@ -79,7 +118,8 @@ export async function startServer(
       replicaId: options.replicaId ?? config.manifest.runtime.replica.id,
     });
     await runs.open();
-    const app = createApp({ config, store, runs, log });
+    metrics.runsActive.collectWith(() => metrics.runsActive.set(undefined, runs.activeCount));
+    const app = createApp({ config, store, runs, log, metrics });
     const server = Deno.serve({
       hostname: options.host ?? http.host,
       port: options.port ?? http.port,
@@ -106,7 +146,7 @@ export async function startServer(
         Deno.addSignalListener(signal, () => void shutdown());
       }
     }
-    return { url, port: addr.port, runs, store, shutdown, finished: server.finished };
+    return { url, port: addr.port, runs, store, metrics, shutdown, finished: server.finished };
   } catch (err) {
     await pubsub?.close().catch(() => {});
     await store.close().catch(() => {});

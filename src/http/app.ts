@@ -6,7 +6,8 @@
 import { Hono } from "hono";
 import type { Config } from "../config/schema.ts";
 import { ApiError, errors } from "../errors.ts";
-import type { Logger } from "../log.ts";
+import { type Logger, withLogContext } from "../log.ts";
+import { type AgentdMetrics, httpMetrics, metricsHandler } from "../metrics/mod.ts";
 import type { Store } from "../store/types.ts";
 import type { RunService } from "../runs/service.ts";
 import { ClientIdSchema } from "../api/schemas.ts";
@@ -20,6 +21,8 @@ export interface AppServices {
   store: Store;
   runs: RunService;
   log: Logger;
+  /** Prometheus metrics: counted by a middleware and served at `GET /metrics` when given. */
+  metrics?: AgentdMetrics;
 }
 
 /** Per-request values the middleware sets. */
@@ -45,7 +48,8 @@ export function createApp(services: AppServices): Hono<AppEnv> {
     c.set("requestId", requestId);
     c.set("services", services);
     const started = performance.now();
-    await next();
+    // Every line logged while handling the request (and by runs it starts) carries its id.
+    await withLogContext({ request_id: requestId }, next);
     c.header("x-request-id", requestId);
     log.info("request", {
       request_id: requestId,
@@ -57,6 +61,14 @@ export function createApp(services: AppServices): Hono<AppEnv> {
     });
   });
 
+  if (services.metrics) {
+    const protocols = config.manifest.http_server?.protocol;
+    app.use(
+      "*",
+      httpMetrics(services.metrics, { ag_ui: protocols?.ag_ui?.path, a2a: protocols?.a2a?.path }),
+    );
+  }
+
   app.use("*", async (c, next) => {
     const header = c.req.header("x-tenant-id");
     if (header === undefined) {
@@ -65,7 +77,9 @@ export function createApp(services: AppServices): Hono<AppEnv> {
       const parsed = ClientIdSchema.safeParse(header);
       if (!parsed.success) {
         throw errors.badTenant(
-          header === "" ? "it is empty" : header.length > 128
+          header === ""
+            ? "it is empty"
+            : header.length > 128
             ? "it is longer than 128 characters"
             : "it may hold only letters, digits, '.', '_', ':' and '-'",
         );
@@ -76,6 +90,7 @@ export function createApp(services: AppServices): Hono<AppEnv> {
   });
 
   app.get("/healthz", (c) => c.json({ status: "ok" }));
+  if (services.metrics) app.get("/metrics", metricsHandler(services.metrics));
   app.get("/readyz", async (c) => {
     try {
       await services.store.ping();
@@ -129,7 +144,11 @@ function routePattern(path: string): RegExp {
   let re = patternCache.get(path);
   if (!re) {
     const body = path.split("/").map((seg) =>
-      seg.startsWith(":") ? "[^/]+" : seg === "*" ? ".*" : seg.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
+      seg.startsWith(":")
+        ? "[^/]+"
+        : seg === "*"
+        ? ".*"
+        : seg.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
     ).join("/");
     re = new RegExp(`^${body}/?$`);
     patternCache.set(path, re);

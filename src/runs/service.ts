@@ -45,6 +45,8 @@ interface ActiveRun {
   reason?: AbortReason;
   attached?: AsyncQueue<RunEvent>;
   done: Promise<void>;
+  /** `performance.now()` at start, for the duration in the "run finished" log line. */
+  started: number;
 }
 
 /** A started run: its ids and, for an attached run, its event stream. */
@@ -138,6 +140,7 @@ export class RunService {
       controller: new AbortController(),
       attached: attached ? new AsyncQueue<RunEvent>() : undefined,
       done: Promise.resolve(),
+      started: performance.now(),
     };
     this.#active.set(runId, active);
     this.#log.info("run started", { tenant, run_id: runId, session_id: sessionId, attached });
@@ -154,6 +157,8 @@ export class RunService {
   async cancel(tenant: string, runId: string): Promise<void> {
     const run = await this.#store.cancelRun(tenant, runId);
     if (!run) throw errors.runNotFound(runId);
+    // `status` is the run's status after the call: `cancelled`, or the terminal one it had.
+    this.#log.info("run cancel requested", { tenant, run_id: runId, status: run.status });
     this.#abortLocal(runId);
   }
 
@@ -234,7 +239,11 @@ export class RunService {
         this.#deliver(active, event);
       }
     } catch (err) {
-      this.#log.error("engine failed", { run_id: active.run_id, error: String(err) });
+      this.#log.error("engine failed", {
+        tenant: active.tenant,
+        run_id: active.run_id,
+        error: String(err),
+      });
     }
     const outcome = this.#outcome(active, final);
     let finished: RunEventOf<"run_finished">;
@@ -250,6 +259,7 @@ export class RunService {
       });
     } catch (err) {
       this.#log.error("could not persist run outcome", {
+        tenant: active.tenant,
         run_id: active.run_id,
         error: String(err),
       });
@@ -268,7 +278,12 @@ export class RunService {
     this.#log.info("run finished", {
       tenant: active.tenant,
       run_id: active.run_id,
+      session_id: active.session_id,
       status: finished.status,
+      // Why this replica aborted it, if it did: a cancellation or the shutdown grace running out.
+      reason: active.reason,
+      error_code: finished.error?.code,
+      ms: Math.round(performance.now() - active.started),
     });
   }
 
@@ -335,7 +350,14 @@ export class RunService {
       }
       const lost = await this.#store.sweepLostRuns(Date.now(), this.#replica.lease);
       for (const run of lost) {
-        this.#log.warn("run interrupted: its replica was lost", { ...run });
+        this.#log.warn("run interrupted: its replica was lost", {
+          tenant: run.tenant_id,
+          run_id: run.run_id,
+          session_id: run.session_id,
+          owner: run.owner,
+          status: "interrupted",
+          reason: "replica_lost",
+        });
         const event = makeEvent("run_finished", {
           session_id: run.session_id,
           run_id: run.run_id,

@@ -17,6 +17,8 @@ export interface TestServer {
   url: string;
   server: RunningServer;
   config: Config;
+  /** Every JSON log line the server wrote (at level debug), in order. */
+  logs: string[];
   /** Fetches a path of the server with optional JSON body and tenant. */
   fetch(path: string, init?: RequestInit & { json?: unknown; tenant?: string }): Promise<Response>;
   close(): Promise<void>;
@@ -73,6 +75,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     url: server.url,
     server,
     config,
+    logs,
     fetch(path, init = {}) {
       const headers = new Headers(init.headers);
       if (init.tenant !== undefined) headers.set("x-tenant-id", init.tenant);

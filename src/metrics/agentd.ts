@@ -1,0 +1,132 @@
+/**
+ * The catalogue of agentd's metrics: every name, help text, label and bucket in one place
+ * (docs/observability.md lists the same). `createMetrics()` makes a fresh set per app instance.
+ */
+import {
+  type Counter,
+  FAST_SECONDS_BUCKETS,
+  type Gauge,
+  type Histogram,
+  MetricsRegistry,
+  SECONDS_BUCKETS,
+} from "./registry.ts";
+
+/** Terminal run statuses, each exported from the start (at 0). */
+export const TERMINAL_STATUSES = ["completed", "failed", "interrupted", "cancelled"] as const;
+
+/** Kinds of open SSE streams. */
+export const STREAM_KINDS = ["attached", "reattach", "ag_ui", "a2a", "other"] as const;
+
+/** A kind of open SSE stream. */
+export type StreamKind = typeof STREAM_KINDS[number];
+
+/** agentd's instruments, on one registry. */
+export interface AgentdMetrics {
+  readonly registry: MetricsRegistry;
+  httpRequests: Counter<"method" | "route" | "status">;
+  httpDuration: Histogram<"method" | "route">;
+  streamsOpen: Gauge<"kind">;
+  runsStarted: Counter;
+  runs: Counter<"status">;
+  runsActive: Gauge;
+  modelAttempts: Counter<"provider" | "model" | "outcome">;
+  modelAttemptDuration: Histogram<"provider" | "model" | "outcome">;
+  modelFirstToken: Histogram<"provider" | "model">;
+  toolCalls: Counter<"tool" | "outcome">;
+  toolDuration: Histogram<"tool">;
+  publishDuration: Histogram<"transport">;
+  pubsubErrors: Counter<"code">;
+  storeDuration: Histogram<"method">;
+  storeErrors: Counter<"method">;
+}
+
+/** Creates agentd's metrics on a new registry (one per app instance). */
+export function createMetrics(): AgentdMetrics {
+  const r = new MetricsRegistry();
+  const m: AgentdMetrics = {
+    registry: r,
+    httpRequests: r.counter({
+      name: "agentd_http_requests_total",
+      help: "HTTP requests answered, by method, route pattern and status code.",
+      labelNames: ["method", "route", "status"],
+    }),
+    httpDuration: r.histogram({
+      name: "agentd_http_request_duration_seconds",
+      help: "Time from request to response headers (SSE streams: until the stream opens).",
+      labelNames: ["method", "route"],
+      buckets: SECONDS_BUCKETS,
+    }),
+    streamsOpen: r.gauge({
+      name: "agentd_streams_open",
+      help: "SSE streams open now, by kind (attached, reattach, ag_ui, a2a).",
+      labelNames: ["kind"],
+    }),
+    runsStarted: r.counter({
+      name: "agentd_runs_started_total",
+      help: "Runs this replica started.",
+    }),
+    runs: r.counter({
+      name: "agentd_runs_total",
+      help: "Runs that reached a terminal status, by status (counted where the outcome is " +
+        "persisted: by the owner, or by the sweeper for lost replicas).",
+      labelNames: ["status"],
+    }),
+    runsActive: r.gauge({
+      name: "agentd_runs_active",
+      help: "Runs this replica executes now.",
+    }),
+    modelAttempts: r.counter({
+      name: "agentd_model_attempts_total",
+      help: "Attempts to establish a model response stream, by outcome (ok, retried, failed).",
+      labelNames: ["provider", "model", "outcome"],
+    }),
+    modelAttemptDuration: r.histogram({
+      name: "agentd_model_attempt_duration_seconds",
+      help: "Duration of one attempt to establish a model response stream.",
+      labelNames: ["provider", "model", "outcome"],
+      buckets: SECONDS_BUCKETS,
+    }),
+    modelFirstToken: r.histogram({
+      name: "agentd_model_time_to_first_token_seconds",
+      help: "Time from opening a model stream (retries included) to its first text or tool call.",
+      labelNames: ["provider", "model"],
+      buckets: SECONDS_BUCKETS,
+    }),
+    toolCalls: r.counter({
+      name: "agentd_tool_calls_total",
+      help: "Server-side tool calls, by tool and outcome (ok, error).",
+      labelNames: ["tool", "outcome"],
+    }),
+    toolDuration: r.histogram({
+      name: "agentd_tool_duration_seconds",
+      help: "Duration of server-side tool calls.",
+      labelNames: ["tool"],
+      buckets: SECONDS_BUCKETS,
+    }),
+    publishDuration: r.histogram({
+      name: "agentd_pubsub_publish_seconds",
+      help: "Time from a publish call to its completion (the transport accepted the event).",
+      labelNames: ["transport"],
+      buckets: FAST_SECONDS_BUCKETS,
+    }),
+    pubsubErrors: r.counter({
+      name: "agentd_pubsub_errors_total",
+      help: "Failures the pub/sub transport absorbed (dropped publishes, lost connections).",
+      labelNames: ["code"],
+    }),
+    storeDuration: r.histogram({
+      name: "agentd_store_query_seconds",
+      help: "Duration of store calls, by Store method.",
+      labelNames: ["method"],
+      buckets: FAST_SECONDS_BUCKETS,
+    }),
+    storeErrors: r.counter({
+      name: "agentd_store_errors_total",
+      help: "Store calls that rejected (including expected conflicts such as 409s), by method.",
+      labelNames: ["method"],
+    }),
+  };
+  for (const status of TERMINAL_STATUSES) m.runs.touch({ status });
+  for (const kind of STREAM_KINDS) m.streamsOpen.set({ kind }, 0);
+  return m;
+}

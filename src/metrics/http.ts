@@ -1,0 +1,95 @@
+/**
+ * The HTTP side of the metrics: a middleware counting requests by route pattern and keeping the
+ * gauge of open SSE streams, and the `GET /metrics` handler.
+ */
+import type { Context, MiddlewareHandler } from "hono";
+import { routePath } from "hono/route";
+import type { AgentdMetrics, StreamKind } from "./agentd.ts";
+import { PROMETHEUS_CONTENT_TYPE } from "./registry.ts";
+
+/** Base paths of the protocol add-ons, to tell their streams apart. */
+export interface StreamPaths {
+  ag_ui?: string;
+  a2a?: string;
+}
+
+/** The kind of an SSE stream from the request path. */
+export function streamKind(path: string, paths: StreamPaths): StreamKind {
+  const under = (base?: string) =>
+    base !== undefined && (path === base || path.startsWith(base + "/"));
+  if (/^\/v1\/runs\/[^/]+\/events\/?$/.test(path)) return "reattach";
+  if (/^\/v1\/runs\/?$/.test(path)) return "attached";
+  if (under(paths.ag_ui)) return "ag_ui";
+  if (under(paths.a2a)) return "a2a";
+  return "other";
+}
+
+/** The route pattern that answered (`/v1/runs/:run_id`), or `unmatched` for a 404 route. */
+function routeLabel(c: Context): string {
+  const route = routePath(c, -1);
+  return route === "*" || route === "/*" || route === "" ? "unmatched" : route;
+}
+
+/**
+ * Counts every request (`agentd_http_requests_total`, `agentd_http_request_duration_seconds`)
+ * and, for SSE responses, holds `agentd_streams_open{kind}` up while the stream is open: the body
+ * is passed through a stream that notices its end and the client going away.
+ */
+export function httpMetrics(metrics: AgentdMetrics, paths: StreamPaths): MiddlewareHandler {
+  return async (c, next) => {
+    const started = performance.now();
+    await next();
+    const method = c.req.method;
+    const route = routeLabel(c);
+    metrics.httpRequests.inc({ method, route, status: String(c.res.status) });
+    metrics.httpDuration.observe({ method, route }, (performance.now() - started) / 1000);
+    const type = c.res.headers.get("content-type") ?? "";
+    if (type.startsWith("text/event-stream") && c.res.body) {
+      const kind = streamKind(c.req.path, paths);
+      metrics.streamsOpen.inc({ kind });
+      c.res = whileOpen(c.res, () => metrics.streamsOpen.dec({ kind }));
+    }
+  };
+}
+
+/** `res` with a body that calls `onClose` once, when it ends, fails or is cancelled. */
+function whileOpen(res: Response, onClose: () => void): Response {
+  const reader = res.body!.getReader();
+  let open = true;
+  const close = () => {
+    if (open) {
+      open = false;
+      onClose();
+    }
+  };
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const { done, value } = await reader.read();
+        if (done) {
+          close();
+          controller.close();
+        } else {
+          controller.enqueue(value);
+        }
+      } catch (err) {
+        close();
+        controller.error(err);
+      }
+    },
+    cancel(reason) {
+      close();
+      return reader.cancel(reason);
+    },
+  }, { highWaterMark: 0 });
+  return new Response(body, {
+    status: res.status,
+    statusText: res.statusText,
+    headers: res.headers,
+  });
+}
+
+/** `GET /metrics`: the registry in the Prometheus text format 0.0.4. */
+export function metricsHandler(metrics: AgentdMetrics): (c: Context) => Response {
+  return (c) => c.body(metrics.registry.render(), 200, { "content-type": PROMETHEUS_CONTENT_TYPE });
+}

@@ -1,0 +1,212 @@
+/**
+ * Wrappers that measure the services at their seams (Store, PubSub, tools, model client, engine)
+ * so that none of them knows about metrics or tracing: `src/server.ts` wraps what it builds.
+ */
+import type { BoundEngine } from "../engine/engine.ts";
+import type { ModelClient, ModelEvent, ModelMetrics, ModelStream } from "../models/mod.ts";
+import type { PubSub } from "../pubsub/types.ts";
+import type { Store } from "../store/types.ts";
+import type { Tool } from "../tools/types.ts";
+import type { AgentdMetrics } from "./agentd.ts";
+import { iterateInSpan, SpanStatus, type Tracer } from "./tracing.ts";
+
+const seconds = (startedMs: number) => (performance.now() - startedMs) / 1000;
+
+/**
+ * The store with every method timed (`agentd_store_query_seconds{method}`, failures in
+ * `agentd_store_errors_total`) and traced (`agentd.store.<method>`). Run transitions are counted
+ * where they are persisted: `createRun` (started), `finishRun` (the terminal status the row got),
+ * `sweepLostRuns` (interrupted), so every run is counted once across replicas.
+ */
+export function instrumentStore(store: Store, metrics: AgentdMetrics, tracer: Tracer): Store {
+  const wrapped = new Map<PropertyKey, unknown>();
+  const after = (method: string, result: unknown) => {
+    if (method === "createRun") metrics.runsStarted.inc();
+    if (method === "finishRun") {
+      const run = result as { status: string; error?: { code?: string } | null };
+      // A run the sweeper interrupted meanwhile was counted by the sweeper.
+      if (run.status !== "running" && run.error?.code !== "replica_lost") {
+        metrics.runs.inc({ status: run.status });
+      }
+    }
+    if (method === "sweepLostRuns") {
+      metrics.runs.inc({ status: "interrupted" }, (result as unknown[]).length);
+    }
+  };
+  return new Proxy(store, {
+    get(target, prop) {
+      const value = Reflect.get(target, prop, target);
+      if (typeof value !== "function" || typeof prop !== "string") return value;
+      let fn = wrapped.get(prop);
+      if (!fn) {
+        const method = prop;
+        fn = (...args: unknown[]) =>
+          tracer.inSpan(`agentd.store.${method}`, { "db.system": target.kind }, async () => {
+            const started = performance.now();
+            try {
+              const result = await value.apply(target, args);
+              after(method, result);
+              return result;
+            } catch (err) {
+              metrics.storeErrors.inc({ method });
+              throw err;
+            } finally {
+              metrics.storeDuration.observe({ method }, seconds(started));
+            }
+          });
+        wrapped.set(prop, fn);
+      }
+      return fn;
+    },
+  });
+}
+
+/** The transport with publish timed (`agentd_pubsub_publish_seconds{transport}`). */
+export function instrumentPubSub(pubsub: PubSub, metrics: AgentdMetrics): PubSub {
+  const labels = { transport: pubsub.kind };
+  return {
+    kind: pubsub.kind,
+    async publish(channel, message) {
+      const started = performance.now();
+      try {
+        await pubsub.publish(channel, message);
+      } finally {
+        metrics.publishDuration.observe(labels, seconds(started));
+      }
+    },
+    subscribe: (channel) => pubsub.subscribe(channel),
+    close: () => pubsub.close(),
+  };
+}
+
+/**
+ * The tools with every call counted and timed (`agentd_tool_calls_total{tool,outcome}`,
+ * `agentd_tool_duration_seconds{tool}`) and traced (`agentd.tool.call`). A tool reports failure
+ * as an outcome with `is_error`, never a throw; a throw is counted as an error all the same.
+ */
+export function instrumentTools(
+  tools: Map<string, Tool>,
+  metrics: AgentdMetrics,
+  tracer: Tracer,
+): Map<string, Tool> {
+  const out = new Map<string, Tool>();
+  for (const [name, tool] of tools) {
+    out.set(name, {
+      name: tool.name,
+      description: tool.description,
+      parameters: tool.parameters,
+      requires_approval: tool.requires_approval,
+      call: (args, ctx) =>
+        tracer.inSpan("agentd.tool.call", {
+          "agentd.tool.name": name,
+          "agentd.tool_call_id": ctx.tool_call_id,
+          "agentd.run_id": ctx.run_id,
+        }, async (span) => {
+          const started = performance.now();
+          let outcome: "ok" | "error" = "error";
+          try {
+            const result = await tool.call(args, ctx);
+            if (result.is_error) {
+              span.setStatus({ code: SpanStatus.Error, message: "the tool reported an error" });
+            } else {
+              outcome = "ok";
+            }
+            return result;
+          } finally {
+            metrics.toolCalls.inc({ tool: name, outcome });
+            metrics.toolDuration.observe({ tool: name }, seconds(started));
+          }
+        }),
+    });
+  }
+  return out;
+}
+
+/** The model client's observation hooks, feeding the model metrics. */
+export function modelMetrics(metrics: AgentdMetrics): ModelMetrics {
+  return {
+    onAttempt(info) {
+      const outcome = info.ok ? "ok" : info.retrying ? "retried" : "failed";
+      const labels = { provider: info.provider, model: info.model, outcome };
+      metrics.modelAttempts.inc(labels);
+      metrics.modelAttemptDuration.observe(labels, info.ms / 1000);
+    },
+    onFirstToken(info) {
+      metrics.modelFirstToken.observe(
+        { provider: info.provider, model: info.model },
+        info.ms / 1000,
+      );
+    },
+  };
+}
+
+/**
+ * The model client with one `agentd.model.open` span per model step: from opening the stream
+ * (attempts and retries included) until the stream ends, with the attempts, the establishment
+ * time and the time to the first output as attributes.
+ */
+export function traceModelClient(client: ModelClient, tracer: Tracer): ModelClient {
+  return {
+    async open(model, request, signal) {
+      const span = tracer.begin("agentd.model.open", {
+        "gen_ai.system": model.provider,
+        "gen_ai.request.model": model.model,
+      });
+      const opened = performance.now();
+      let stream: ModelStream;
+      try {
+        stream = await span.run(() => client.open(model, request, signal));
+      } catch (err) {
+        span.fail(err);
+        span.end();
+        throw err;
+      }
+      span.setAttribute("agentd.model.attempts", stream.attempts);
+      span.setAttribute("agentd.model.establish_ms", stream.establish_ms);
+      let first = true;
+      const events = iterateInSpan(span, stream.events, (s, event: ModelEvent) => {
+        if (!first || !isOutput(event)) return;
+        first = false;
+        s.setAttribute("agentd.model.first_output_ms", Math.round(performance.now() - opened));
+      });
+      return { ...stream, events };
+    },
+  };
+}
+
+/** Whether a model event is output (text or a tool call), the end of the time to first token. */
+function isOutput(event: ModelEvent): boolean {
+  return event.type !== "finish";
+}
+
+/**
+ * The engine with one `agentd.run` span per run execution (model, tool and store spans of the run
+ * are its children); the run's final status becomes an attribute, and `failed` an error status.
+ */
+export function traceEngine(engine: BoundEngine, tracer: Tracer): BoundEngine {
+  return {
+    prepare: (tenant, sessionId, exists, request) =>
+      engine.prepare(tenant, sessionId, exists, request),
+    execute(plan, ids, signal) {
+      return tracer.traceGenerator(
+        "agentd.run",
+        {
+          "agentd.run_id": ids.run_id,
+          "agentd.session_id": ids.session_id,
+          "agentd.tenant": ids.tenant_id,
+        },
+        engine.execute(plan, ids, signal),
+        (span, event) => {
+          if (event.kind !== "run_finished") return;
+          span.setAttribute("agentd.run.status", event.status);
+          if (event.status === "failed") {
+            span.setStatus({
+              code: SpanStatus.Error,
+              message: event.error?.message ?? "the run failed",
+            });
+          }
+        },
+      );
+    },
+  };
+}

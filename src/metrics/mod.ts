@@ -1,0 +1,43 @@
+/**
+ * Observability: agentd's Prometheus metrics (a registry of our own, one per app instance), the
+ * wrappers that measure the services at their seams, the HTTP middleware and `/metrics` handler,
+ * and custom OpenTelemetry spans through Deno's built-in integration. See docs/observability.md.
+ */
+export {
+  Counter,
+  FAST_SECONDS_BUCKETS,
+  Gauge,
+  Histogram,
+  type HistogramOptions,
+  type Labels,
+  type MetricOptions,
+  MetricsRegistry,
+  PROMETHEUS_CONTENT_TYPE,
+  SECONDS_BUCKETS,
+} from "./registry.ts";
+export {
+  type AgentdMetrics,
+  createMetrics,
+  STREAM_KINDS,
+  type StreamKind,
+  TERMINAL_STATUSES,
+} from "./agentd.ts";
+export {
+  instrumentPubSub,
+  instrumentStore,
+  instrumentTools,
+  modelMetrics,
+  traceEngine,
+  traceModelClient,
+} from "./instrument.ts";
+export { httpMetrics, metricsHandler, streamKind, type StreamPaths } from "./http.ts";
+export {
+  activeTraceIds,
+  type Attributes,
+  createTracer,
+  iterateInSpan,
+  type OpenSpan,
+  type SpanLike,
+  SpanStatus,
+  type Tracer,
+} from "./tracing.ts";
