@@ -8,13 +8,14 @@ import type { PubSub } from "../pubsub/types.ts";
 import type { Store } from "../store/types.ts";
 import type { Tool } from "../tools/types.ts";
 import type { AgentdMetrics } from "./agentd.ts";
-import { iterateInSpan, SpanStatus, type Tracer } from "./tracing.ts";
+import { activeTraceIds, iterateInSpan, SpanStatus, type Tracer } from "./tracing.ts";
 
 const seconds = (startedMs: number) => (performance.now() - startedMs) / 1000;
 
 /**
  * The store with every method timed (`agentd_store_query_seconds{method}`, failures in
- * `agentd_store_errors_total`) and traced (`agentd.store.<method>`). Run transitions are counted
+ * `agentd_store_errors_total`) and traced (`agentd.store.<method>`, only inside a request or run
+ * span: the background polls would otherwise start a trace each). Run transitions are counted
  * where they are persisted: `createRun` (started), `finishRun` (the terminal status the row got),
  * `sweepLostRuns` (interrupted), so every run is counted once across replicas.
  */
@@ -40,20 +41,23 @@ export function instrumentStore(store: Store, metrics: AgentdMetrics, tracer: Tr
       let fn = wrapped.get(prop);
       if (!fn) {
         const method = prop;
+        const timed = async (args: unknown[]) => {
+          const started = performance.now();
+          try {
+            const result = await value.apply(target, args);
+            after(method, result);
+            return result;
+          } catch (err) {
+            metrics.storeErrors.inc({ method });
+            throw err;
+          } finally {
+            metrics.storeDuration.observe({ method }, seconds(started));
+          }
+        };
+        const name = `agentd.store.${method}`;
+        const attributes = { "db.system": target.kind };
         fn = (...args: unknown[]) =>
-          tracer.inSpan(`agentd.store.${method}`, { "db.system": target.kind }, async () => {
-            const started = performance.now();
-            try {
-              const result = await value.apply(target, args);
-              after(method, result);
-              return result;
-            } catch (err) {
-              metrics.storeErrors.inc({ method });
-              throw err;
-            } finally {
-              metrics.storeDuration.observe({ method }, seconds(started));
-            }
-          });
+          activeTraceIds() ? tracer.inSpan(name, attributes, () => timed(args)) : timed(args);
         wrapped.set(prop, fn);
       }
       return fn;
