@@ -12,6 +12,8 @@ import type { Store } from "../store/types.ts";
 import type { RunService } from "../runs/service.ts";
 import { ClientIdSchema } from "../api/schemas.ts";
 import { v1Routes } from "./v1/mod.ts";
+import { apiKeyAuth, type ApiKeyIdentity } from "./auth.ts";
+import { docsRoutes } from "./openapi/mod.ts";
 import { agUiRoutes } from "../protocols/ag_ui/mod.ts";
 import { a2aRoutes } from "../protocols/a2a/mod.ts";
 
@@ -31,6 +33,8 @@ export interface AppEnv {
     requestId: string;
     tenant: string;
     services: AppServices;
+    /** The API key the request authenticated with (API keys on, non-public routes). */
+    apiKey: ApiKeyIdentity | undefined;
   };
 }
 
@@ -69,10 +73,13 @@ export function createApp(services: AppServices): Hono<AppEnv> {
     );
   }
 
+  app.use("*", apiKeyAuth(config.manifest, log));
+
   app.use("*", async (c, next) => {
     const header = c.req.header("x-tenant-id");
     if (header === undefined) {
-      c.set("tenant", defaultTenant);
+      // A tenant-bound API key decides the tenant (a conflicting header was refused, 403001).
+      c.set("tenant", c.get("apiKey")?.tenant ?? defaultTenant);
     } else {
       const parsed = ClientIdSchema.safeParse(header);
       if (!parsed.success) {
@@ -101,6 +108,7 @@ export function createApp(services: AppServices): Hono<AppEnv> {
     return c.json({ status: "ready", store: services.store.kind });
   });
 
+  app.route("/", docsRoutes());
   app.route("/v1", v1Routes());
   const protocol = config.manifest.http_server?.protocol;
   if (protocol?.ag_ui) app.route(protocol.ag_ui.path, agUiRoutes());

@@ -156,8 +156,7 @@ export function list(query: Map<string, string[]>, name: string): string[] | und
   return values.flatMap((v) => v.split(",")).map((v) => v.trim()).filter((v) => v !== "");
 }
 
-const RFC3339 =
-  /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
+const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
 
 /** Parses an RFC 3339 timestamp to epoch milliseconds; a bad one is a 422 naming the field. */
 export function timestamp(field: string, value: string | undefined): number | undefined {

@@ -5,6 +5,7 @@
  * capabilities (or its tools when the manifest declares no capability).
  */
 import type { Manifest } from "../../config/schema.ts";
+import { authScheme } from "../../http/auth.ts";
 import { INPUT_MODES, OUTPUT_MODES } from "./request.ts";
 import { A2A_BINDING, A2A_VERSION, type AgentCard, type AgentSkill } from "./schemas.ts";
 
@@ -82,5 +83,7 @@ export function agentCard(manifest: Manifest, url: string, tenant?: string): Age
     defaultInputModes: [...INPUT_MODES],
     defaultOutputModes: [...OUTPUT_MODES],
     skills: skills(manifest),
+    // With API keys on: how to authenticate (docs/auth.md); nothing when they are off.
+    ...authScheme(manifest),
   };
 }

@@ -17,6 +17,7 @@
  */
 import { type Context, Hono } from "hono";
 import type { AppEnv } from "../../http/app.ts";
+import { assertTenantAllowed } from "../../http/auth.ts";
 import { ClientIdSchema } from "../../api/schemas.ts";
 import { ApiError, errors } from "../../errors.ts";
 import { sseFrame, sseResponse } from "../../http/sse.ts";
@@ -223,10 +224,10 @@ function callOf(c: Ctx, bodyTenant?: string | null): A2aCall {
       [{ field: "tenant", description: "the tenant is named differently in several places" }],
     );
   }
-  return {
-    services: c.get("services"),
-    tenant: named.length > 0 ? named[0][1] : c.get("tenant"),
-  };
+  const tenant = named.length > 0 ? named[0][1] : c.get("tenant");
+  // A tenant-bound API key may not reach another tenant through the path or the body (403001).
+  assertTenantAllowed(c.get("apiKey"), tenant);
+  return { services: c.get("services"), tenant };
 }
 
 /** `historyLength` of a task read: a non-negative integer, or unset. */

@@ -1,0 +1,580 @@
+/**
+ * The API reference: `/v1/openapi.json` is a well-formed OpenAPI 3.1 document (a structural check
+ * of the 3.1 shape and of every `$ref`), documents every route the router serves (and nothing it
+ * does not), matches what the server really sends, and `/docs` renders it as self-contained HTML.
+ */
+import assert from "node:assert/strict";
+import { createApp } from "../../src/http/app.ts";
+import { openApiPath } from "../../src/http/openapi/mod.ts";
+import { createLogger } from "../../src/log.ts";
+import { RUN_EVENT_KINDS, RunEventSchema } from "../../src/engine/events.ts";
+import { startTestServer, type TestServer } from "../helpers/server.ts";
+import { readEvents } from "../helpers/sse.ts";
+
+type Json = Record<string, unknown>;
+
+const HTTP_METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"];
+
+/**
+ * Routes the document leaves out on purpose: the playground's page and static assets (a web UI,
+ * not an API). `ALL` routes (middleware, the A2A fallbacks) are skipped as a kind.
+ */
+const EXCLUDED = new Set([
+  "GET /",
+  "GET /playground/app.js",
+  "GET /playground/style.css",
+  "GET /playground/favicon.svg",
+]);
+
+/**
+ * Router routes that serve several documented operations: the A2A add-on dispatches
+ * `POST /tasks/{id}:cancel` and `:subscribe` from one `/tasks/:ref` route (a Hono parameter
+ * cannot end in a literal). Such a route is covered by documented paths that are instances of it.
+ */
+const MULTIPLEXED = new Set(["POST /a2a/tasks/{}", "POST /a2a/{}/tasks/{}"]);
+
+/** `/v1/runs/{run_id}` -> `/v1/runs/{}`: parameter names do not matter for coverage. */
+function shape(path: string): string {
+  return path.replace(/\{[^}]+\}/g, "{}");
+}
+
+/** A `{param}` template as a regular expression (each parameter one path segment). */
+function templateRegex(path: string): RegExp {
+  const body = path.split(/(\{[^}]*\})/).map((part) =>
+    part.startsWith("{") ? "[^/]+" : part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
+  ).join("");
+  return new RegExp(`^${body}$`);
+}
+
+/** Follows a local JSON pointer (`#/components/schemas/Run`). */
+function resolvePointer(doc: unknown, ref: string): unknown {
+  if (!ref.startsWith("#")) return undefined;
+  let here: unknown = doc;
+  for (const raw of ref.slice(1).split("/").slice(1)) {
+    const key = decodeURIComponent(raw).replaceAll("~1", "/").replaceAll("~0", "~");
+    if (here === null || typeof here !== "object" || !(key in here)) return undefined;
+    here = (here as Json)[key];
+  }
+  return here;
+}
+
+function isObject(value: unknown): value is Json {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+const JSON_TYPES = new Set(["string", "number", "integer", "boolean", "object", "array", "null"]);
+
+/**
+ * A structural validation of an OpenAPI 3.1 document: the fixed fields and their types, operation
+ * and response shapes, path parameters against path templates, unique operation ids, security
+ * requirements naming declared schemes, JSON Schema `type` values, and every `$ref` resolving.
+ * Returns one line per problem.
+ */
+function validateOpenApi31(doc: Json): string[] {
+  const problems: string[] = [];
+  const bad = (where: string, what: string) => problems.push(`${where}: ${what}`);
+
+  if (typeof doc.openapi !== "string" || !/^3\.1\.\d+$/.test(doc.openapi)) {
+    bad("openapi", `must be 3.1.x, is ${JSON.stringify(doc.openapi)}`);
+  }
+  const info = doc.info;
+  if (!isObject(info)) bad("info", "missing");
+  else {
+    if (typeof info.title !== "string" || info.title === "") bad("info.title", "missing");
+    if (typeof info.version !== "string" || info.version === "") bad("info.version", "missing");
+  }
+  for (const key of Object.keys(doc)) {
+    if (
+      !key.startsWith("x-") &&
+      ![
+        "openapi",
+        "info",
+        "jsonSchemaDialect",
+        "servers",
+        "paths",
+        "webhooks",
+        "components",
+        "security",
+        "tags",
+        "externalDocs",
+      ].includes(key)
+    ) bad(key, "not a field of the OpenAPI object");
+  }
+  if (!isObject(doc.paths)) bad("paths", "missing");
+  if (Array.isArray(doc.servers)) {
+    doc.servers.forEach((s, i) => {
+      if (!isObject(s) || typeof s.url !== "string") bad(`servers[${i}]`, "needs a url");
+    });
+  }
+  const tagNames = new Set<string>();
+  for (const tag of (doc.tags ?? []) as Json[]) {
+    if (typeof tag.name !== "string") bad("tags", "a tag without a name");
+    else if (tagNames.has(tag.name)) bad("tags", `${tag.name} twice`);
+    else tagNames.add(tag.name);
+  }
+
+  const components = (doc.components ?? {}) as Json;
+  const schemes = (components.securitySchemes ?? {}) as Json;
+  for (const [name, scheme] of Object.entries(schemes)) {
+    if (
+      !isObject(scheme) || !["apiKey", "http", "mutualTLS", "oauth2", "openIdConnect"].includes(
+        String(scheme.type),
+      )
+    ) bad(`components.securitySchemes.${name}`, "bad type");
+    else if (
+      scheme.type === "apiKey" && (!scheme.name || !["query", "header", "cookie"].includes(
+        String(scheme.in),
+      ))
+    ) bad(`components.securitySchemes.${name}`, "apiKey needs name and in");
+    else if (scheme.type === "http" && typeof scheme.scheme !== "string") {
+      bad(`components.securitySchemes.${name}`, "http needs scheme");
+    }
+  }
+  const checkSecurity = (where: string, security: unknown) => {
+    if (security === undefined) return;
+    if (!Array.isArray(security)) return bad(where, "security must be an array");
+    for (const requirement of security) {
+      for (const name of Object.keys(requirement as Json)) {
+        if (!(name in schemes)) bad(where, `security names undeclared scheme ${name}`);
+      }
+    }
+  };
+  checkSecurity("security", doc.security);
+  for (const [name, schema] of Object.entries((components.schemas ?? {}) as Json)) {
+    if (!isObject(schema) && typeof schema !== "boolean") {
+      bad(`components.schemas.${name}`, "not a schema");
+    }
+  }
+
+  const operationIds = new Set<string>();
+  const shapes = new Map<string, string>();
+  for (const [path, item] of Object.entries((doc.paths ?? {}) as Json)) {
+    if (!path.startsWith("/")) bad(path, "a path must start with /");
+    const seen = shapes.get(shape(path));
+    if (seen) bad(path, `identical to ${seen} but for parameter names`);
+    shapes.set(shape(path), path);
+    if (!isObject(item)) {
+      bad(path, "not a path item");
+      continue;
+    }
+    const templated = [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]);
+    for (const [method, op] of Object.entries(item)) {
+      const where = `${method.toUpperCase()} ${path}`;
+      if (!HTTP_METHODS.includes(method)) {
+        if (!["summary", "description", "servers", "parameters", "$ref"].includes(method)) {
+          bad(path, `${method} is not a field of a path item`);
+        }
+        continue;
+      }
+      if (!isObject(op)) {
+        bad(where, "not an operation");
+        continue;
+      }
+      if (typeof op.operationId === "string") {
+        if (operationIds.has(op.operationId)) bad(where, `operationId ${op.operationId} twice`);
+        operationIds.add(op.operationId);
+      }
+      for (const tag of (op.tags ?? []) as string[]) {
+        if (!tagNames.has(tag)) bad(where, `tag ${tag} is not declared`);
+      }
+      checkSecurity(where, op.security);
+      const params = ((op.parameters ?? []) as Json[]).map((p) =>
+        typeof p.$ref === "string" ? resolvePointer(doc, p.$ref) as Json : p
+      );
+      const inPath = new Set<string>();
+      for (const p of params) {
+        if (!isObject(p)) continue; // reported as an unresolved $ref below
+        if (typeof p.name !== "string") bad(where, "a parameter without a name");
+        if (!["query", "header", "path", "cookie"].includes(String(p.in))) {
+          bad(where, `parameter ${p.name}: bad in ${p.in}`);
+        }
+        if ((p.schema === undefined) === (p.content === undefined)) {
+          bad(where, `parameter ${p.name}: needs exactly one of schema and content`);
+        }
+        if (p.in === "path") {
+          inPath.add(String(p.name));
+          if (p.required !== true) bad(where, `path parameter ${p.name} must be required`);
+        }
+      }
+      for (const name of templated) {
+        if (!inPath.has(name)) bad(where, `path parameter {${name}} is not described`);
+      }
+      for (const name of inPath) {
+        if (!templated.includes(name)) bad(where, `path parameter ${name} is not in the path`);
+      }
+      if (op.requestBody !== undefined) {
+        const body = op.requestBody as Json;
+        if (!isObject(body.content)) bad(where, "requestBody needs content");
+        else checkContent(`${where} requestBody`, body.content, bad);
+      }
+      const responses = op.responses;
+      if (!isObject(responses) || Object.keys(responses).length === 0) {
+        bad(where, "needs responses");
+        continue;
+      }
+      for (const [status, response] of Object.entries(responses)) {
+        if (status !== "default" && !/^[1-5](\d\d|XX)$/.test(status)) {
+          bad(where, `bad response key ${status}`);
+        }
+        const r = (isObject(response) && typeof response.$ref === "string"
+          ? resolvePointer(doc, response.$ref)
+          : response) as Json;
+        if (!isObject(r) || typeof r.description !== "string") {
+          bad(`${where} ${status}`, "a response needs a description");
+          continue;
+        }
+        if (r.content !== undefined) {
+          checkContent(`${where} ${status}`, r.content as Json, bad);
+        }
+      }
+    }
+  }
+
+  // Every $ref anywhere resolves, and every JSON Schema `type` is a JSON Schema type.
+  const walk = (node: unknown, where: string) => {
+    if (Array.isArray(node)) return node.forEach((n, i) => walk(n, `${where}[${i}]`));
+    if (!isObject(node)) return;
+    if (typeof node.$ref === "string" && resolvePointer(doc, node.$ref) === undefined) {
+      bad(where, `$ref ${node.$ref} does not resolve`);
+    }
+    if (where.includes("schema") || where.includes("Schema")) {
+      const types = Array.isArray(node.type) ? node.type : node.type === undefined ? [] : [
+        node.type,
+      ];
+      for (const t of types) {
+        if (typeof t === "string" && !JSON_TYPES.has(t) && !where.endsWith(".properties")) {
+          bad(where, `bad type ${t}`);
+        }
+      }
+    }
+    for (const [k, v] of Object.entries(node)) walk(v, `${where}.${k}`);
+  };
+  walk(doc, "#");
+  return problems;
+}
+
+function checkContent(where: string, content: Json, bad: (w: string, m: string) => void) {
+  for (const [type, media] of Object.entries(content)) {
+    if (!/^[a-z]+\/[a-z0-9.+*-]+$/i.test(type)) bad(where, `bad media type ${type}`);
+    if (!isObject(media)) {
+      bad(where, `${type} is not a media type object`);
+      continue;
+    }
+    for (const key of Object.keys(media)) {
+      if (!key.startsWith("x-") && !["schema", "example", "examples", "encoding"].includes(key)) {
+        bad(where, `${type}: ${key} is not a field of a media type object`);
+      }
+    }
+    for (const [name, example] of Object.entries((media.examples ?? {}) as Json)) {
+      if (!isObject(example) || !("value" in example || "$ref" in example)) {
+        bad(where, `${type}: example ${name} has no value`);
+      }
+    }
+  }
+}
+
+async function getJson(t: TestServer, path: string, init?: RequestInit): Promise<Json> {
+  const res = await t.fetch(path, init);
+  const text = await res.text();
+  assert.equal(res.status, 200, `${path}: ${text.slice(0, 300)}`);
+  return JSON.parse(text);
+}
+
+/** The documented property names of a component, following `$ref`s. */
+function propertiesOf(doc: Json, name: string): Set<string> {
+  const schema = resolvePointer(doc, `#/components/schemas/${name}`) as Json;
+  return new Set(Object.keys((schema.properties ?? {}) as Json));
+}
+
+Deno.test("openapi: a valid 3.1 document that documents every route the app serves", async (tt) => {
+  const t = await startTestServer({
+    manifest: { http_server: { protocol: { ag_ui: {}, a2a: {} } } },
+  });
+  try {
+    const doc = await getJson(t, "/v1/openapi.json");
+
+    await tt.step("OpenAPI 3.1 structure, every $ref resolves", () => {
+      assert.deepEqual(validateOpenApi31(doc), []);
+      assert.equal(doc.openapi, "3.1.0");
+      assert.equal((doc.info as Json).title, "test-agent (agentd)");
+    });
+
+    await tt.step("the checker catches a broken document", () => {
+      const broken = structuredClone(doc);
+      (broken.paths as Json)["/v1/runs/{run_id}"] = {
+        get: {
+          responses: { "200": { content: { "application/json": { schema: { $ref: "#/x" } } } } },
+        },
+      };
+      broken.openapi = "3.0.3";
+      const problems = validateOpenApi31(broken);
+      assert.ok(problems.some((p) => p.startsWith("openapi")), problems.join("\n"));
+      assert.ok(problems.some((p) => p.includes("$ref #/x does not resolve")), problems.join("\n"));
+      assert.ok(problems.some((p) => p.includes("{run_id} is not described")));
+      assert.ok(problems.some((p) => p.includes("needs a description")));
+    });
+
+    await tt.step("every router route is documented, and every documented one is served", () => {
+      const { server, config } = t;
+      const app = createApp({
+        config,
+        store: server.store,
+        runs: server.runs,
+        log: createLogger("error", {}, () => {}),
+        metrics: server.metrics,
+      });
+      const documented = new Map<string, string>(); // "GET /v1/runs/{}" -> path
+      for (const [path, item] of Object.entries(doc.paths as Json)) {
+        for (const method of Object.keys(item as Json)) {
+          if (HTTP_METHODS.includes(method)) {
+            documented.set(`${method.toUpperCase()} ${shape(path)}`, path);
+          }
+        }
+      }
+      const served = new Set<string>();
+      const missing: string[] = [];
+      for (const route of app.routes) {
+        if (route.method === "ALL") continue;
+        const key = `${route.method} ${openApiPath(route.path)}`;
+        if (EXCLUDED.has(key)) continue;
+        const shaped = `${route.method} ${shape(openApiPath(route.path))}`;
+        if (served.has(shaped)) continue; // middleware + handler of one route
+        served.add(shaped);
+        if (documented.has(shaped)) continue;
+        if (MULTIPLEXED.has(shaped)) {
+          const pattern = templateRegex(shape(openApiPath(route.path)));
+          const instances = [...documented.keys()].filter((k) =>
+            k.startsWith(`${route.method} `) && pattern.test(k.slice(route.method.length + 1))
+          );
+          if (instances.length > 0) {
+            for (const k of instances) served.add(k);
+            continue;
+          }
+        }
+        missing.push(key);
+      }
+      assert.deepEqual(missing, [], "routes the router serves but the document does not list");
+      const phantom = [...documented.keys()].filter((k) => !served.has(k));
+      assert.deepEqual(phantom, [], "documented operations no route serves");
+      // The add-ons really were on, so their routes were part of the check.
+      assert.ok(served.has("POST /ag-ui/run"));
+      assert.ok(served.has("POST /a2a/message:send"));
+    });
+
+    await tt.step("bodies, records, query parameters and errors come from the zod schemas", () => {
+      const paths = doc.paths as Record<string, Record<string, Json>>;
+      const runRequest = resolvePointer(doc, "#/components/schemas/RunRequest") as Json;
+      assert.deepEqual(runRequest.required, ["messages"]);
+      assert.equal(runRequest.additionalProperties, false);
+      assert.equal(((runRequest.properties as Json).messages as Json).minItems, 1);
+      assert.deepEqual(
+        (paths["/v1/runs"].post.requestBody as Json).content,
+        { "application/json": { schema: { $ref: "#/components/schemas/RunRequest" } } },
+      );
+      // Nested types of the manifest schema are shared components too.
+      const retry = resolvePointer(doc, "#/components/schemas/ModelConfigRetry") as Json;
+      assert.deepEqual(retry.required, ["max_attempts", "initial_backoff", "max_backoff"]);
+
+      const list = paths["/v1/sessions/{session_id}/runs"].get;
+      const params = (list.parameters as Json[]).filter((p) => p.in === "query");
+      assert.deepEqual(params.map((p) => p.name), [
+        "per_page",
+        "page",
+        "ids",
+        "session_ids",
+        "statuses",
+        "created_before",
+        "created_after",
+        "updated_before",
+        "updated_after",
+      ]);
+      const perPage = params[0].schema as Json;
+      assert.deepEqual([perPage.type, perPage.minimum, perPage.maximum, perPage.default], [
+        "integer",
+        1,
+        1000,
+        100,
+      ]);
+      assert.deepEqual((params[4].schema as Json).items, {
+        $ref: "#/components/schemas/RunStatus",
+      });
+      assert.equal((params[5].schema as Json).format, "date-time");
+      for (const path of ["/v1/sessions", "/v1/sessions/{session_id}/messages"]) {
+        const names = (paths[path].get.parameters as Json[]).filter((p) => p.in === "query")
+          .map((p) => p.name);
+        assert.deepEqual(names, ["per_page", "page"], path);
+      }
+
+      // Both error shapes, with the codes of docs/errors.md per endpoint.
+      const responses = (path: string, method: string) =>
+        paths[path][method].responses as Record<string, Json>;
+      const examples = (r: Json) =>
+        Object.keys(((r.content as Json)["application/json"] as Json).examples as Json);
+      const schemaOf = (r: Json) => ((r.content as Json)["application/json"] as Json).schema;
+      const getSession = responses("/v1/sessions/{session_id}", "get");
+      assert.deepEqual(examples(getSession["404"]), ["404001"]);
+      assert.deepEqual(schemaOf(getSession["404"]), { $ref: "#/components/schemas/ErrorBody" });
+      const listSessions = responses("/v1/sessions", "get");
+      assert.deepEqual(schemaOf(listSessions["422"]), {
+        $ref: "#/components/schemas/ValidationErrorBody",
+      });
+      const start = responses("/v1/runs", "post");
+      assert.deepEqual(
+        Object.keys(start).sort(),
+        ["200", "400", "404", "409", "413", "415", "422", "500", "503"],
+      );
+      assert.deepEqual(examples(start["409"]).sort(), ["409002", "409003"]);
+      assert.deepEqual(examples(start["400"]).sort(), ["400001", "400002"]);
+      assert.deepEqual(examples(responses("/v1/runs/{run_id}/events", "get")["409"]), [
+        "409004",
+      ]);
+      assert.ok(responses("/v1/runs/{run_id}/cancel", "put")["204"]);
+      assert.ok(responses("/v1/runs/start", "post")["202"]);
+      // API keys are off here: no scheme, no 401.
+      assert.equal(doc.security, undefined);
+      assert.equal(start["401"], undefined);
+    });
+
+    await tt.step("the SSE event catalogue", () => {
+      const paths = doc.paths as Record<string, Record<string, Json>>;
+      for (const [path, method] of [["/v1/runs", "post"], ["/v1/runs/{run_id}/events", "get"]]) {
+        const ok = (paths[path][method].responses as Json)["200"] as Json;
+        const media = (ok.content as Json)["text/event-stream"] as Json;
+        assert.deepEqual(media["x-itemSchema"], { $ref: "#/components/schemas/RunEvent" }, path);
+      }
+      const runEvent = resolvePointer(doc, "#/components/schemas/RunEvent") as Json;
+      const mapping = (runEvent.discriminator as Json).mapping as Record<string, string>;
+      assert.deepEqual(Object.keys(mapping), RUN_EVENT_KINDS);
+      assert.equal((runEvent.oneOf as Json[]).length, RUN_EVENT_KINDS.length);
+      for (const target of Object.values(mapping)) {
+        const member = resolvePointer(doc, target) as Json;
+        assert.ok(member, target);
+        assert.ok((member.required as string[]).includes("kind"));
+        assert.ok((member.required as string[]).includes("timestamp"));
+      }
+    });
+
+    await tt.step("what the server sends matches the document", async () => {
+      const res = await t.fetch("/v1/runs", {
+        method: "POST",
+        json: {
+          session_id: "doc-s1",
+          messages: [{ role: "user", content: [{ type: "text", value: "hello docs" }] }],
+        },
+      });
+      assert.equal(res.status, 200);
+      const events = await readEvents(res);
+      assert.ok(events.length >= 4);
+      for (const event of events) {
+        const parsed = RunEventSchema.safeParse(event);
+        assert.ok(parsed.success, `${event.kind}: ${JSON.stringify(parsed.error?.issues)}`);
+        // Every field on the wire is a documented property of its event component.
+        const documented = propertiesOf(doc, eventName(event.kind));
+        for (const key of Object.keys(event)) {
+          assert.ok(documented.has(key), `${event.kind}.${key}`);
+        }
+      }
+      const session = await getJson(t, "/v1/sessions/doc-s1");
+      for (const key of Object.keys(session)) assert.ok(propertiesOf(doc, "Session").has(key));
+      const runs = await getJson(t, "/v1/sessions/doc-s1/runs");
+      const run = (runs.items as Json[])[0];
+      for (const key of Object.keys(run)) assert.ok(propertiesOf(doc, "Run").has(key), key);
+      assert.deepEqual(Object.keys(runs).sort(), [...propertiesOf(doc, "RunList")].sort());
+      const messages = await getJson(t, "/v1/sessions/doc-s1/messages");
+      for (const m of messages.items as Json[]) {
+        for (const key of Object.keys(m)) assert.ok(propertiesOf(doc, "Message").has(key), key);
+      }
+      const missing = await t.fetch("/v1/sessions/nope");
+      assert.deepEqual(
+        Object.keys(await missing.json()).sort(),
+        [
+          ...propertiesOf(doc, "ErrorBody"),
+        ].sort(),
+      );
+    });
+
+    await tt.step("/docs: HTML that references no external URL", async () => {
+      const res = await t.fetch("/docs");
+      assert.equal(res.status, 200);
+      assert.match(res.headers.get("content-type") ?? "", /^text\/html/);
+      assert.match(res.headers.get("content-security-policy") ?? "", /default-src 'none'/);
+      const html = await res.text();
+      assert.match(html, /^<!doctype html>/i);
+      assert.doesNotMatch(html, /https?:\/\//i, "no absolute URL anywhere");
+      assert.doesNotMatch(html, /<script|<link|<img|<iframe|@import|url\(/i, "nothing to load");
+      for (const m of html.matchAll(/\b(?:href|src|action)\s*=\s*["']?([^"'\s>]*)/gi)) {
+        assert.ok(m[1].startsWith("#"), `only in-page links: ${m[0]}`);
+      }
+      // Every anchor a link points to exists, and every operation and schema is on the page.
+      const ids = new Set([...html.matchAll(/\bid="([^"]+)"/g)].map((m) => m[1]));
+      for (const m of html.matchAll(/href="#([^"]+)"/g)) assert.ok(ids.has(m[1]), m[1]);
+      for (const item of Object.values(doc.paths as Record<string, Record<string, Json>>)) {
+        for (const op of Object.values(item)) assert.ok(ids.has(`op-${op.operationId}`));
+      }
+      for (const name of Object.keys((doc.components as Json).schemas as Json)) {
+        assert.ok(ids.has(`schema-${name}`), name);
+      }
+      assert.match(html, /GET<\/span> <code>\/v1\/sessions\/\{session_id\}\/runs<\/code>/);
+    });
+  } finally {
+    await t.close();
+  }
+});
+
+function eventName(kind: string): string {
+  return kind.split("_").map((w) => w[0].toUpperCase() + w.slice(1)).join("") + "Event";
+}
+
+Deno.test("openapi: with API keys on, the schemes are declared and public routes need none", async () => {
+  const t = await startTestServer({
+    manifest: {
+      http_server: {
+        protocol: { a2a: {} },
+        auth: { api_keys: ["openapi-test-key-0001"] },
+      },
+    },
+  });
+  try {
+    // The document itself is public by default.
+    const doc = await getJson(t, "/v1/openapi.json");
+    assert.deepEqual(validateOpenApi31(doc), []);
+    const schemes = (doc.components as Json).securitySchemes as Json;
+    assert.deepEqual(schemes.bearerAuth, {
+      type: "http",
+      scheme: "bearer",
+      description: "`Authorization: Bearer <API key>`.",
+    });
+    assert.equal((schemes.apiKeyHeader as Json).name, "X-API-Key");
+    assert.deepEqual(doc.security, [{ bearerAuth: [] }, { apiKeyHeader: [] }]);
+    const paths = doc.paths as Record<string, Record<string, Json>>;
+    for (
+      const [path, method] of [
+        ["/healthz", "get"],
+        ["/readyz", "get"],
+        ["/docs", "get"],
+        ["/v1/openapi.json", "get"],
+        ["/a2a/.well-known/agent-card.json", "get"],
+      ]
+    ) {
+      assert.deepEqual(paths[path][method].security, [], path);
+      assert.equal((paths[path][method].responses as Json)["401"], undefined, path);
+    }
+    const get = paths["/v1/runs/{run_id}"].get;
+    assert.equal(get.security, undefined);
+    const responses = get.responses as Json;
+    const example = (status: string) =>
+      Object.keys(((responses[status] as Json).content as Json)["application/json"] as Json)
+        .length && Object.keys(
+          (((responses[status] as Json).content as Json)["application/json"] as Json)
+            .examples as Json,
+        );
+    assert.deepEqual(example("401"), ["401001"]);
+    assert.deepEqual(example("403"), ["403001"]);
+    const html = await (await t.fetch("/docs")).text();
+    assert.match(html, /API keys are on/);
+    assert.doesNotMatch(html, /openapi-test-key-0001/);
+    assert.doesNotMatch(JSON.stringify(doc), /openapi-test-key-0001/);
+  } finally {
+    await t.close();
+  }
+});
