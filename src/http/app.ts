@@ -16,6 +16,7 @@ import { apiKeyAuth, type ApiKeyIdentity } from "./auth.ts";
 import { docsRoutes } from "./openapi/mod.ts";
 import { agUiRoutes } from "../protocols/ag_ui/mod.ts";
 import { a2aRoutes } from "../protocols/a2a/mod.ts";
+import { playgroundRoutes } from "./playground/mod.ts";
 
 /** What the routes need. */
 export interface AppServices {
@@ -110,6 +111,7 @@ export function createApp(services: AppServices): Hono<AppEnv> {
 
   app.route("/", docsRoutes());
   app.route("/v1", v1Routes());
+  app.route("/", playgroundRoutes());
   const protocol = config.manifest.http_server?.protocol;
   if (protocol?.ag_ui) app.route(protocol.ag_ui.path, agUiRoutes());
   if (protocol?.a2a) app.route(protocol.a2a.path, a2aRoutes());
