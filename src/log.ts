@@ -138,31 +138,42 @@ export function redact(value: unknown, secrets: readonly string[] = [], depth = 
 }
 
 /**
- * The secret values of a configuration and environment, for `LoggerOptions.secrets`: the model
- * API key, the pub/sub token, passwords inside the storage and pub/sub URLs, and every
- * environment variable whose name says it holds a key, token, secret or password (12+ chars).
+ * The secret values of a configuration and environment, for `LoggerOptions.secrets`: every string
+ * the manifest holds under a secret-looking name (`api_key`, `api_keys`, `key`, `token`,
+ * `password`, `secret`: model keys, the pub/sub token, API keys of `http_server.auth`), passwords
+ * inside any URL it holds (storage, pub/sub), and every environment variable whose name says it
+ * holds a key, token, secret or password (12+ chars).
  */
 export function secretValues(
-  config: {
-    manifest: {
-      agent: { model: { api_key?: string } };
-      runtime: { storage: { url?: string }; pubsub: { url?: string; token?: string } };
-    };
-  },
+  config: { manifest: unknown },
   env: Record<string, string> = {},
 ): string[] {
-  const { agent, runtime } = config.manifest;
-  const out = [agent.model.api_key, runtime.pubsub.token];
-  for (const url of [runtime.storage.url, runtime.pubsub.url]) {
-    if (!url) continue;
-    try {
-      const password = new URL(url).password;
-      if (password) out.push(password, decodeURIComponent(password));
-    } catch { /* not a URL: nothing to extract */ }
-  }
+  const out: string[] = [];
+  const walk = (value: unknown, secret: boolean, depth: number) => {
+    if (depth > 12) return;
+    if (typeof value === "string") {
+      if (secret) out.push(value);
+      if (value.includes("://")) {
+        try {
+          const password = new URL(value).password;
+          if (password) out.push(password, decodeURIComponent(password));
+        } catch { /* not a URL */ }
+      }
+    } else if (Array.isArray(value)) {
+      for (const v of value) walk(v, secret, depth + 1);
+    } else if (value !== null && typeof value === "object") {
+      for (const [k, v] of Object.entries(value)) {
+        walk(v, secret || SECRET_CONFIG_KEY.test(k), depth + 1);
+      }
+    }
+  };
+  walk(config.manifest, false, 0);
   for (const [name, value] of Object.entries(env)) {
     // Long values only: a short one ("true", "default") would blank out ordinary words.
     if (/(KEY|TOKEN|SECRET|PASSWORD|PASSWD)$/i.test(name) && value.length >= 12) out.push(value);
   }
-  return out.filter((s): s is string => typeof s === "string" && s.length > 0);
+  return out.filter((s) => s.length > 0);
 }
+
+// Manifest attributes holding secrets (at any depth: `agent.model.api_key`, `auth.api_keys`...).
+const SECRET_CONFIG_KEY = /^(api_key|api_keys|key|token|password|secret)$/;

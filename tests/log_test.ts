@@ -113,9 +113,24 @@ Deno.test("createLogger: level, request context, secrets", () => {
         storage: { url: "postgres://u:db-password-1@h/d" },
         pubsub: { url: "rediss://:redis-password-2@h:6380", token: PUBSUB_TOKEN },
       },
+      http_server: {
+        auth: {
+          api_keys: ["client-key-0123456789"],
+          api_key: { acme: { key: "acme-key-0123456789", tenant: "acme" } },
+        },
+      },
     },
   }, { OPENAI_API_KEY: "sk-env-0123456789abcdef", HOME: "/root", SHORT_TOKEN: "default" });
-  for (const s of [API_KEY, PUBSUB_TOKEN, "db-password-1", "redis-password-2"]) {
+  for (
+    const s of [
+      API_KEY,
+      PUBSUB_TOKEN,
+      "db-password-1",
+      "redis-password-2",
+      "client-key-0123456789",
+      "acme-key-0123456789",
+    ]
+  ) {
     assert.ok(secrets.includes(s), s);
   }
   assert.ok(secrets.includes("sk-env-0123456789abcdef"));
