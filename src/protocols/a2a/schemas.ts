@@ -200,4 +200,8 @@ export interface AgentCard {
   defaultInputModes: string[];
   defaultOutputModes: string[];
   skills: AgentSkill[];
+  /** With API keys on: the schemes a client may authenticate with (docs/auth.md). */
+  securitySchemes?: Record<string, Record<string, unknown>>;
+  /** With API keys on: alternatives, any one of which satisfies the agent. */
+  securityRequirements?: { schemes: Record<string, { list: string[] }> }[];
 }
