@@ -542,8 +542,16 @@ function a2aOperations(at: string): OperationSpec[] {
     success: { status: 200, description: "The Agent Card.", json: A2A_OBJECT },
     errors: [],
   };
+  // The same card at the host root (mounted when the base path is not the root).
+  const rootCard: OperationSpec[] = at.replace(/\/+$/, "") === "" ? [] : [{
+    ...card,
+    path: "/.well-known/agent-card.json",
+    operationId: "a2aAgentCardAtRoot",
+    summary: "The Agent Card at the host root (same document as under the A2A base path)",
+  }];
   return [
     card,
+    ...rootCard,
     ...ops.map((op) => ({ ...op, path: at + op.path })),
     ...ops.map((op) => ({
       ...op,
