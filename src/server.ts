@@ -12,7 +12,8 @@ import type { PubSub } from "./pubsub/types.ts";
 import { RunService } from "./runs/service.ts";
 import { createEngine } from "./engine/mod.ts";
 import { createModelClient, resolveModel } from "./models/mod.ts";
-import { buildTools } from "./tools/mod.ts";
+import { buildTools, ToolConfigError } from "./tools/mod.ts";
+import { ApiError } from "./errors.ts";
 import {
   type AgentdMetrics,
   createMetrics,
@@ -54,6 +55,38 @@ export interface ServerOptions {
   replicaId?: string;
 }
 
+/** The manifest describes a runtime that cannot start (tools, model); one line per problem. */
+export class StartupError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`the manifest cannot run:\n  ${problems.join("\n  ")}`);
+    this.name = "StartupError";
+  }
+}
+
+/**
+ * Checks what schema validation cannot: tool modules exist and fit their kind, and the agent's
+ * model resolves (known provider, allowed model). Returns one line per problem.
+ */
+export function checkRuntime(config: Config, env: Record<string, string>): string[] {
+  const problems: string[] = [];
+  try {
+    buildTools(config);
+  } catch (err) {
+    if (!(err instanceof ToolConfigError)) throw err;
+    problems.push(...err.problems);
+  }
+  try {
+    resolveModel(config.manifest.agent.model, null, env);
+  } catch (err) {
+    if (!(err instanceof ApiError)) throw err;
+    for (const field of err.fields ?? []) {
+      problems.push(`${field.field}: ${field.errors.map((e) => e.message ?? e.code).join("; ")}`);
+    }
+    if (!err.fields) problems.push(err.message);
+  }
+  return problems;
+}
+
 /** Opens every service the configuration names and serves the HTTP API. */
 export async function startServer(
   config: Config,
@@ -66,6 +99,8 @@ export async function startServer(
     );
   }
   const env = Deno.env.toObject();
+  const problems = checkRuntime(config, env);
+  if (problems.length > 0) throw new StartupError(problems);
   // Secrets of the configuration and environment never reach a log line, whoever logs.
   const secrets = secretValues(config, env);
   const log = options.log

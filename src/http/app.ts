@@ -15,7 +15,7 @@ import { v1Routes } from "./v1/mod.ts";
 import { apiKeyAuth, type ApiKeyIdentity } from "./auth.ts";
 import { docsRoutes } from "./openapi/mod.ts";
 import { agUiRoutes } from "../protocols/ag_ui/mod.ts";
-import { a2aRoutes } from "../protocols/a2a/mod.ts";
+import { a2aRoutes, a2aWellKnownRoutes } from "../protocols/a2a/mod.ts";
 import { playgroundRoutes } from "./playground/mod.ts";
 
 /** What the routes need. */
@@ -114,7 +114,11 @@ export function createApp(services: AppServices): Hono<AppEnv> {
   app.route("/", playgroundRoutes());
   const protocol = config.manifest.http_server?.protocol;
   if (protocol?.ag_ui) app.route(protocol.ag_ui.path, agUiRoutes());
-  if (protocol?.a2a) app.route(protocol.a2a.path, a2aRoutes());
+  if (protocol?.a2a) {
+    app.route(protocol.a2a.path, a2aRoutes());
+    // The root card, for clients that discover from the host; the base path card stays canonical.
+    if (protocol.a2a.path.replace(/\/+$/, "") !== "") app.route("/", a2aWellKnownRoutes());
+  }
 
   app.notFound((c) => {
     const allowed = allowedMethods(app, c.req.path);
