@@ -52,8 +52,9 @@ async function spawn(args: string[], env: Record<string, string> = {}): Promise<
   const found = Promise.withResolvers<string>();
   const watch = async (stream: ReadableStream<Uint8Array>) => {
     let buffer = "";
-    for await (const chunk of stream.pipeThrough(new TextDecoderStream())) {
-      buffer += chunk;
+    const decoder = new TextDecoder();
+    for await (const chunk of stream) {
+      buffer += decoder.decode(chunk, { stream: true });
       const lines = buffer.split("\n");
       buffer = lines.pop()!;
       for (const line of lines) {

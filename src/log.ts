@@ -163,7 +163,8 @@ export function secretValues(
       for (const v of value) walk(v, secret, depth + 1);
     } else if (value !== null && typeof value === "object") {
       for (const [k, v] of Object.entries(value)) {
-        walk(v, secret || SECRET_CONFIG_KEY.test(k), depth + 1);
+        // A key's bound tenant is an identifier, not a secret: redacting it would blank ids.
+        walk(v, (secret && k !== "tenant") || SECRET_CONFIG_KEY.test(k), depth + 1);
       }
     }
   };

@@ -135,6 +135,7 @@ Deno.test("createLogger: level, request context, secrets", () => {
   }
   assert.ok(secrets.includes("sk-env-0123456789abcdef"));
   assert.ok(!secrets.includes("/root") && !secrets.includes("default"));
+  assert.ok(!secrets.includes("acme"), "a key's bound tenant is not a secret");
 });
 
 Deno.test("a server logs every request and run transition with its ids, and no secret", async () => {

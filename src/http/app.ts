@@ -41,6 +41,8 @@ export interface AppEnv {
 
 const REQUEST_ID = /^[A-Za-z0-9._:\-]{1,128}$/;
 
+const PROBE_PATHS = new Set(["/healthz", "/readyz", "/metrics"]);
+
 /** Builds the application for one set of services. */
 export function createApp(services: AppServices): Hono<AppEnv> {
   const { config, log } = services;
@@ -56,7 +58,9 @@ export function createApp(services: AppServices): Hono<AppEnv> {
     // Every line logged while handling the request (and by runs it starts) carries its id.
     await withLogContext({ request_id: requestId }, next);
     c.header("x-request-id", requestId);
-    log.info("request", {
+    // Probes and scrapes arrive every few seconds: keep them out of the info stream.
+    const level = PROBE_PATHS.has(c.req.path) && c.res.status < 400 ? "debug" : "info";
+    log[level]("request", {
       request_id: requestId,
       tenant: c.get("tenant"),
       method: c.req.method,
@@ -100,6 +104,8 @@ export function createApp(services: AppServices): Hono<AppEnv> {
   app.get("/healthz", (c) => c.json({ status: "ok" }));
   if (services.metrics) app.get("/metrics", metricsHandler(services.metrics));
   app.get("/readyz", async (c) => {
+    // A draining replica must leave the load balancer before its runs are interrupted.
+    if (!services.runs.accepting) throw errors.shuttingDown();
     try {
       await services.store.ping();
     } catch (err) {

@@ -103,6 +103,11 @@ export class RunService {
     this.#timers.push(setInterval(() => this.#poll(), this.#replica.poll_interval));
   }
 
+  /** False once shutdown began: no new runs, and `/readyz` answers 503. */
+  get accepting(): boolean {
+    return this.#accepting;
+  }
+
   /** Number of runs this process executes now. */
   get activeCount(): number {
     return this.#active.size;

@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import { startTestServer, storeKinds, type TestServer } from "../helpers/server.ts";
 import { type EventData, readEvents, readFrames } from "../helpers/sse.ts";
+import { openStore } from "../../src/store/mod.ts";
 
 const text = (value: string) => ({ role: "user", content: [{ type: "text", value }] });
 /** A per-run model config that makes the echo model wait between tokens. */
@@ -332,6 +333,45 @@ Deno.test("a slow re-attach subscriber is dropped without slowing the run", asyn
     assert.equal(last.comment, "stream ended: subscriber_overflow");
     assert.ok(!frames.some((f) => f.event === "run_finished"));
     assert.ok(frames.filter((f) => f.event).length < 1000);
+  } finally {
+    await t.close();
+  }
+});
+
+Deno.test("graceful shutdown: not ready, refuses runs, interrupts what outlives the grace", async () => {
+  const t = await startTestServer();
+  try {
+    const { run_id } = await (await t.fetch("/v1/runs/start", {
+      method: "POST",
+      json: {
+        session_id: "drain",
+        messages: [text("a b c d e f g h i j k l m n o p")],
+        model: slow(100),
+      },
+    })).json();
+    const stopping = t.server.shutdown(500);
+    await new Promise((r) => setTimeout(r, 50));
+    await expectCode(await t.fetch("/readyz"), 503, 503002);
+    await expectCode(
+      await t.fetch("/v1/runs/start", { method: "POST", json: { messages: [text("late")] } }),
+      503,
+      503002,
+    );
+    await stopping;
+    const store = await openStore({
+      kind: "sqlite",
+      path: t.config.manifest.runtime.storage.path!,
+    });
+    try {
+      const run = await store.getRun("default", run_id);
+      assert.equal(run?.status, "interrupted");
+      assert.equal(run?.error?.code, "shutdown");
+      assert.deepEqual(run?.interrupt_payload, { reason: "shutdown" });
+      const cp = await store.latestCheckpoint("default", "drain");
+      assert.ok(cp, "its state was checkpointed");
+    } finally {
+      await store.close();
+    }
   } finally {
     await t.close();
   }
