@@ -177,6 +177,40 @@ export const PageQuerySchema = z.object({
   page: z.string().min(1).nullish(),
 });
 
+/** Query values of one array parameter: repeated (`ids=a&ids=b`) or comma-separated (`ids=a,b`). */
+const queryList = <T extends z.ZodType>(item: T) =>
+  z.preprocess(
+    (v) =>
+      (Array.isArray(v) ? v : [v]).flatMap((s) => String(s).split(","))
+        .map((s) => s.trim()).filter((s) => s !== ""),
+    z.array(item),
+  );
+
+/** An RFC 3339 timestamp in a query string (`2026-11-21T10:00:00Z`, fractions and offsets too). */
+const QueryTimestampSchema = z.string().regex(
+  /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/,
+  "must be an RFC 3339 timestamp, e.g. 2026-11-21T10:00:00Z",
+).refine((v) => Number.isFinite(Date.parse(v.replace(" ", "T"))), "is not a real date")
+  .meta({ format: "date-time" });
+
+/** Filters of `GET /v1/sessions/{session_id}/runs`; time bounds are exclusive. */
+export const RunFilterQuerySchema = z.object({
+  ids: queryList(z.string()).optional()
+    .describe("Only these run ids (repeat the parameter or separate values with commas)."),
+  session_ids: queryList(z.string()).optional()
+    .describe("Only runs of these sessions (repeated or comma-separated)."),
+  statuses: queryList(RunStatusSchema).optional()
+    .describe("Only runs with these statuses (repeated or comma-separated)."),
+  created_before: QueryTimestampSchema.optional()
+    .describe("Created strictly before this RFC 3339 time."),
+  created_after: QueryTimestampSchema.optional()
+    .describe("Created strictly after this RFC 3339 time."),
+  updated_before: QueryTimestampSchema.optional()
+    .describe("Updated strictly before this RFC 3339 time."),
+  updated_after: QueryTimestampSchema.optional()
+    .describe("Updated strictly after this RFC 3339 time."),
+});
+
 /** List envelope of the spec. */
 export const listEnvelope = <T extends z.ZodType>(item: T) =>
   z.object({ items: z.array(item), count: z.number().int(), next_page: z.string().nullable() });

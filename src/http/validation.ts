@@ -149,32 +149,6 @@ export function single(query: Map<string, string[]>, name: string): string | und
   return values?.[values.length - 1];
 }
 
-/** Every value of an array parameter: repeated (`ids=a&ids=b`) or comma-separated (`ids=a,b`). */
-export function list(query: Map<string, string[]>, name: string): string[] | undefined {
-  const values = query.get(name);
-  if (!values) return undefined;
-  return values.flatMap((v) => v.split(",")).map((v) => v.trim()).filter((v) => v !== "");
-}
-
-const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
-
-/** Parses an RFC 3339 timestamp to epoch milliseconds; a bad one is a 422 naming the field. */
-export function timestamp(field: string, value: string | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  const ms = RFC3339.test(value) ? Date.parse(value.replace(" ", "T")) : NaN;
-  if (!Number.isFinite(ms)) {
-    throw errors.validation([{
-      field,
-      errors: [{
-        code: "format",
-        message: "must be an RFC 3339 timestamp, e.g. 2026-11-21T10:00:00Z",
-        params: { format: "rfc3339" },
-      }],
-    }]);
-  }
-  return ms;
-}
-
 /** Parses `per_page` (integer 1..1000, default 100): the spec's `range` rule on failure. */
 export function perPage(value: string | undefined): number {
   if (value === undefined) return 100;

@@ -357,7 +357,9 @@ function operation(op: OperationSpec, ctx: OperationContext): Json {
       name,
       in: "query",
       required: !s.safeParse(undefined).success,
-      ...(op.queryDescriptions?.[name] ? { description: op.queryDescriptions[name] } : {}),
+      ...((op.queryDescriptions?.[name] ?? s.description)
+        ? { description: op.queryDescriptions?.[name] ?? s.description }
+        : {}),
       // Filled in by build(); `finishParameters` then drops `null` (a query string has none).
       schema: schemas.inline(s),
       ...(isArray ? { style: "form", explode: true } : {}),
@@ -386,11 +388,17 @@ function operation(op: OperationSpec, ctx: OperationContext): Json {
 }
 
 function unwrapType(schema: z.ZodType): string {
-  let def = schema._zod.def as { type: string; innerType?: z.ZodType };
-  while (def.innerType && ["optional", "nullable", "default", "prefault"].includes(def.type)) {
-    def = def.innerType._zod.def as typeof def;
+  let def = schema._zod.def as { type: string; innerType?: z.ZodType; out?: z.ZodType };
+  for (;;) {
+    if (def.innerType && ["optional", "nullable", "default", "prefault"].includes(def.type)) {
+      def = def.innerType._zod.def as typeof def;
+    } else if (def.type === "pipe" && def.out) {
+      // A preprocessed query list: what it becomes is what it documents.
+      def = def.out._zod.def as typeof def;
+    } else {
+      return def.type;
+    }
   }
-  return def.type;
 }
 
 function responses(op: OperationSpec, ctx: OperationContext): Json {

@@ -13,10 +13,10 @@ import {
   MessageInputSchema,
   MessageSchema,
   PageQuerySchema,
+  RunFilterQuerySchema,
   RunRequestSchema,
   RunSchema,
   RunStartedSchema,
-  RunStatusSchema,
   SessionCreateSchema,
   SessionSchema,
 } from "../../api/schemas.ts";
@@ -80,33 +80,9 @@ export const ReadySchema = z.object({
   store: z.enum(["sqlite", "postgres"]).describe("The store that answered."),
 });
 
-/**
- * Filters of `GET /v1/sessions/{session_id}/runs` (the route parses them by hand: comma lists,
- * RFC 3339 timestamps); documented here with the same names and types.
- */
-export const RunFilterQuerySchema = z.object({
-  ids: z.array(z.string()).optional(),
-  session_ids: z.array(z.string()).optional(),
-  statuses: z.array(RunStatusSchema).optional(),
-  created_before: z.string().meta({ format: "date-time" }).optional(),
-  created_after: z.string().meta({ format: "date-time" }).optional(),
-  updated_before: z.string().meta({ format: "date-time" }).optional(),
-  updated_after: z.string().meta({ format: "date-time" }).optional(),
-});
-
 const PAGE_DESCRIPTIONS: Record<string, string> = {
   per_page: "Largest page size, 1–1000.",
   page: "Opaque cursor: the `next_page` of the previous response.",
-};
-
-const FILTER_DESCRIPTIONS: Record<string, string> = {
-  ids: "Only these run ids (repeat the parameter or separate values with commas).",
-  session_ids: "Only runs of these sessions (repeated or comma-separated).",
-  statuses: "Only runs with these statuses (repeated or comma-separated).",
-  created_before: "Created strictly before this RFC 3339 time.",
-  created_after: "Created strictly after this RFC 3339 time.",
-  updated_before: "Updated strictly before this RFC 3339 time.",
-  updated_after: "Updated strictly after this RFC 3339 time.",
 };
 
 /** List envelopes, one instance each so each becomes one named component. */
@@ -322,7 +298,7 @@ export function nativeOperations(): OperationSpec[] {
       summary: "List a session's runs",
       pathParams: SESSION,
       query: PageQuerySchema.extend(RunFilterQuerySchema.shape),
-      queryDescriptions: { ...PAGE_DESCRIPTIONS, ...FILTER_DESCRIPTIONS },
+      queryDescriptions: PAGE_DESCRIPTIONS,
       success: { status: 200, description: "A page of runs.", json: RunListSchema },
       errors: [404001, 422000],
     },

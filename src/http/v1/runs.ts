@@ -1,23 +1,16 @@
 /** Runs: list, read, start attached or detached, cancel, re-attach. */
 import { Hono } from "hono";
 import type { AppEnv } from "../app.ts";
-import { RunRequestSchema, RunStatusSchema } from "../../api/schemas.ts";
+import { RunFilterQuerySchema, RunRequestSchema } from "../../api/schemas.ts";
 import { errors } from "../../errors.ts";
 import type { RunEvent } from "../../engine/events.ts";
 import type { EndNotice } from "../../runs/service.ts";
-import { list, readBody, single, timestamp, validate } from "../validation.ts";
+import { readBody, validate } from "../validation.ts";
 import { sseComment, sseFrame, sseResponse } from "../sse.ts";
 import { bodyLimit, type Ctx, pageQuery, requireSession } from "./common.ts";
 
-const RUN_FILTERS = [
-  "ids",
-  "session_ids",
-  "statuses",
-  "created_before",
-  "created_after",
-  "updated_before",
-  "updated_after",
-] as const;
+const RUN_FILTERS = Object.keys(RunFilterQuerySchema.shape);
+const ARRAY_FILTERS = new Set(["ids", "session_ids", "statuses"]);
 
 /** Native SSE frames of run events: `event: <kind>` and the event as JSON. */
 export async function* nativeFrames(
@@ -42,17 +35,22 @@ export function runRoutes(): Hono<AppEnv> {
   r.get("/sessions/:session_id/runs", async (c) => {
     const sessionId = c.req.param("session_id");
     const { page, query } = pageQuery(c, RUN_FILTERS);
-    const statuses = list(query, "statuses");
+    const raw: Record<string, string | string[]> = {};
+    for (const name of RUN_FILTERS) {
+      const values = query.get(name);
+      if (values) raw[name] = ARRAY_FILTERS.has(name) ? values : values[values.length - 1];
+    }
+    const q = validate(RunFilterQuerySchema, raw);
+    const ms = (t: string | undefined) =>
+      t === undefined ? undefined : Date.parse(t.replace(" ", "T"));
     const filter = {
-      ids: list(query, "ids"),
-      session_ids: list(query, "session_ids"),
-      statuses: statuses
-        ? statuses.map((s, i) => validate(RunStatusSchema, s, `statuses.${i}`))
-        : undefined,
-      created_before: timestamp("created_before", single(query, "created_before")),
-      created_after: timestamp("created_after", single(query, "created_after")),
-      updated_before: timestamp("updated_before", single(query, "updated_before")),
-      updated_after: timestamp("updated_after", single(query, "updated_after")),
+      ids: q.ids,
+      session_ids: q.session_ids,
+      statuses: q.statuses,
+      created_before: ms(q.created_before),
+      created_after: ms(q.created_after),
+      updated_before: ms(q.updated_before),
+      updated_after: ms(q.updated_after),
     };
     await requireSession(c, sessionId);
     return c.json(
