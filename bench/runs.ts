@@ -229,7 +229,7 @@ async function redisLatency(dir: string): Promise<{ agentd: number[]; raw: numbe
       const events = await fetch(`${b.url}/v1/runs/${run_id}/events`);
       let buffer = "";
       for await (const chunk of events.body!.pipeThrough(new TextDecoderStream())) {
-        const now = Date.now() / 1000;
+        const now = (performance.timeOrigin + performance.now()) / 1000;
         buffer += chunk;
         const frames = buffer.split("\n\n");
         buffer = frames.pop()!;

@@ -136,5 +136,7 @@ export function makeEvent<K extends RunEventKind>(
   kind: K,
   payload: RunEventPayloads[K],
 ): RunEventOf<K> {
-  return { kind, timestamp: Date.now() / 1000, ...payload } as unknown as RunEventOf<K>;
+  // Sub-millisecond wall-clock time: latency between replicas is measured from these stamps.
+  const timestamp = (performance.timeOrigin + performance.now()) / 1000;
+  return { kind, timestamp, ...payload } as unknown as RunEventOf<K>;
 }
