@@ -441,7 +441,6 @@ class Execution {
         step: this.step,
       },
     });
-    await this.deps.store.setRunCheckpoint(run_id, cp.checkpoint_id);
     this.parent = cp.checkpoint_id;
     this.dirty = false;
   }

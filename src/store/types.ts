@@ -129,8 +129,6 @@ export interface Store {
     filter: RunFilter,
     page: PageQuery,
   ): Promise<Page<Run>>;
-  /** Records the run's latest checkpoint while it runs. */
-  setRunCheckpoint(runId: string, checkpointId: string): Promise<void>;
   /**
    * Moves a running run to its outcome (compare-and-set on `running`). Returns the updated run,
    * or the unchanged run when it was no longer running (cancelled or swept meanwhile).
@@ -158,6 +156,10 @@ export interface Store {
   sweepLostRuns(now: number, leaseMs: number): Promise<LostRun[]>;
 
   // Checkpoints
+  /**
+   * Saves a checkpoint; with a `run_id` it also becomes that run's `checkpoint_id` (and moves the
+   * run's `updated_at`) in the same transaction.
+   */
   addCheckpoint(tenant: string, checkpoint: NewCheckpoint): Promise<Checkpoint>;
   getCheckpoint(
     tenant: string,

@@ -530,9 +530,14 @@ async function contractSteps(t: Deno.TestContext, store: Store): Promise<void> {
 
     // A checkpoint moves updated_at, so the first run now sorts as the latest update.
     await delay(5);
-    await store.setRunCheckpoint(all[0], "cp-late");
+    const cp = await store.addCheckpoint(tenant, {
+      session_id: "s",
+      run_id: all[0],
+      parent_id: null,
+      state: state(0),
+    });
     const late = await store.getRun(tenant, all[0]);
-    assert.equal(late?.checkpoint_id, "cp-late");
+    assert.equal(late?.checkpoint_id, cp.checkpoint_id);
     assert.ok(ms(late!.updated_at) > ms(runs[0].updated_at));
     assert.deepEqual(ids(await list({ updated_after: ms(live.updated_at) })), [all[0]]);
 
@@ -764,8 +769,7 @@ async function contractSteps(t: Deno.TestContext, store: Store): Promise<void> {
     assert.equal(second.next_page, null);
     await rejectsWith(store.listCheckpoints(tenant, "missing", { per_page: 2 }), 404001);
 
-    // A run's checkpoint pointer.
-    await store.setRunCheckpoint(run.run_id, saved[2].checkpoint_id);
+    // A checkpoint of a run becomes the run's checkpoint pointer.
     assert.equal((await store.getRun(tenant, run.run_id))?.checkpoint_id, saved[2].checkpoint_id);
   });
 

@@ -428,11 +428,6 @@ export class PostgresStore implements Store {
     return toPage(rows.map(runRow), page.per_page, Number(n), toRun);
   }
 
-  async setRunCheckpoint(runId: string, checkpointId: string): Promise<void> {
-    await this.#sql`UPDATE runs SET checkpoint_id = ${checkpointId}, updated_at = ${Date.now()}
-      WHERE run_id = ${runId}`;
-  }
-
   async finishRun(runId: string, outcome: RunOutcome): Promise<Run> {
     // A single conditional UPDATE is the compare-and-set: of a finish, a cancel and a sweep
     // racing on one run, the first to commit wins and the others see it no longer running.
@@ -518,12 +513,17 @@ export class PostgresStore implements Store {
   async addCheckpoint(tenant: string, checkpoint: NewCheckpoint): Promise<Checkpoint> {
     const row = await this.#sql.begin(async (tx) => {
       await this.#requireSession(tx, tenant, checkpoint.session_id, true);
+      const now = Date.now();
       const [inserted] = await tx`INSERT INTO checkpoints (checkpoint_id, tenant_id, session_id,
           run_id, parent_id, step, state, created_at)
         VALUES (${crypto.randomUUID()}, ${tenant}, ${checkpoint.session_id}, ${checkpoint.run_id},
           ${checkpoint.parent_id}, ${checkpoint.state.step},
-          ${JSON.stringify(checkpoint.state)}::text::jsonb, ${Date.now()})
+          ${JSON.stringify(checkpoint.state)}::text::jsonb, ${now})
         RETURNING *`;
+      if (checkpoint.run_id !== null) {
+        await tx`UPDATE runs SET checkpoint_id = ${inserted.checkpoint_id}, updated_at = ${now}
+          WHERE run_id = ${checkpoint.run_id} AND tenant_id = ${tenant}`;
+      }
       return inserted;
     });
     return toCheckpoint(checkpointRow(row));

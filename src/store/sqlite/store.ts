@@ -555,17 +555,6 @@ export class SqliteStore implements Store {
     });
   }
 
-  setRunCheckpoint(runId: string, checkpointId: string): Promise<void> {
-    return attempt(() => {
-      this.#run(
-        "UPDATE runs SET checkpoint_id = ?, updated_at = ? WHERE run_id = ?",
-        checkpointId,
-        Date.now(),
-        runId,
-      );
-    });
-  }
-
   finishRun(runId: string, outcome: RunOutcome): Promise<Run> {
     return attempt(() => {
       const row = this.#write(() =>
@@ -667,7 +656,8 @@ export class SqliteStore implements Store {
     return attempt(() => {
       const row = this.#write(() => {
         this.#requireSession(tenant, checkpoint.session_id);
-        return this.#get(
+        const now = Date.now();
+        const inserted = this.#get(
           `INSERT INTO checkpoints (checkpoint_id, tenant_id, session_id, run_id, parent_id, step,
            state, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING ${CHECKPOINT_COLUMNS}`,
           crypto.randomUUID(),
@@ -677,8 +667,18 @@ export class SqliteStore implements Store {
           checkpoint.parent_id,
           checkpoint.state.step,
           JSON.stringify(checkpoint.state),
-          Date.now(),
+          now,
         )!;
+        if (checkpoint.run_id !== null) {
+          this.#run(
+            "UPDATE runs SET checkpoint_id = ?, updated_at = ? WHERE run_id = ? AND tenant_id = ?",
+            inserted.checkpoint_id as string,
+            now,
+            checkpoint.run_id,
+            tenant,
+          );
+        }
+        return inserted;
       });
       return toCheckpoint(checkpointRow(row));
     });
