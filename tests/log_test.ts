@@ -212,12 +212,12 @@ Deno.test("a server logs every request and run transition with its ids, and no s
     });
 
     // The sweeper interrupts a run whose replica stopped heartbeating (a row nobody executes).
-    await t.server.store.ensureSession("acme", "s-ghost");
     await t.server.store.createRun("acme", {
       run_id: "r-ghost",
       session_id: "s-ghost",
       parent_checkpoint_id: null,
       owner: "replica-gone",
+      create_session: true,
     });
     await eventually(() => {
       find(t.logs, "run interrupted: its replica was lost", {

@@ -122,22 +122,15 @@ export class RunService {
     const store = this.#store;
     const sessionId = request.session_id ?? crypto.randomUUID();
     const runId = request.run_id ?? crypto.randomUUID();
-    if (request.run_id && await store.getRun(tenant, runId)) throw errors.runExists(runId);
     const existed = (await store.getSession(tenant, sessionId)) !== null;
     const prepared = await this.#engine.prepare(tenant, sessionId, existed, request);
-    if (!existed) await store.ensureSession(tenant, sessionId);
-    try {
-      await store.createRun(tenant, {
-        run_id: runId,
-        session_id: sessionId,
-        parent_checkpoint_id: prepared.parent_checkpoint_id,
-        owner: this.replicaId,
-      });
-    } catch (err) {
-      // Leave nothing behind for a refused run: the session was created for it alone.
-      if (!existed) await store.deleteSession(tenant, sessionId).catch(() => {});
-      throw err;
-    }
+    await store.createRun(tenant, {
+      run_id: runId,
+      session_id: sessionId,
+      parent_checkpoint_id: prepared.parent_checkpoint_id,
+      owner: this.replicaId,
+      create_session: !existed,
+    });
     const active: ActiveRun = {
       tenant,
       run_id: runId,

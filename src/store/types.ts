@@ -40,6 +40,11 @@ export interface NewRun {
   parent_checkpoint_id: string | null;
   /** Replica id of the process that executes the run. */
   owner: string;
+  /**
+   * Create the session when it does not exist, in the run's transaction: a refused run (409)
+   * leaves no session behind.
+   */
+  create_session?: boolean;
 }
 
 /** The terminal outcome of a run. */
@@ -83,8 +88,6 @@ export interface Store {
     tenant: string,
     input: { session_id?: string | null; metadata?: Record<string, unknown> | null },
   ): Promise<Session>;
-  /** Returns the session, creating it when it does not exist. */
-  ensureSession(tenant: string, sessionId: string): Promise<Session>;
   getSession(tenant: string, sessionId: string): Promise<Session | null>;
   listSessions(tenant: string, page: PageQuery): Promise<Page<Session>>;
   /**
@@ -118,7 +121,7 @@ export interface Store {
 
   // Runs
   /**
-   * Inserts a running run; the session must exist. `ApiError` 409002 when the run id exists
+   * Inserts a running run; the session must exist unless `create_session`. `ApiError` 409002 when the run id exists
    * (in any tenant), 409003 when the session already has a running run.
    */
   createRun(tenant: string, run: NewRun): Promise<Run>;

@@ -181,13 +181,13 @@ export class Harness {
     const engine = createEngine(this.deps);
     const existed = (await this.store.getSession(this.tenant, req.session_id!)) !== null;
     const plan = await engine.prepare(this.tenant, req.session_id!, existed, req);
-    await this.store.ensureSession(this.tenant, req.session_id!);
     const run_id = req.run_id ?? crypto.randomUUID();
     await this.store.createRun(this.tenant, {
       run_id,
       session_id: req.session_id!,
       parent_checkpoint_id: plan.parent_checkpoint_id,
       owner: "test",
+      create_session: !existed,
     });
     const events: RunEvent[] = [];
     const ids = { tenant_id: this.tenant, session_id: req.session_id!, run_id };

@@ -83,12 +83,12 @@ export function storeContract(
 async function contractSteps(t: Deno.TestContext, store: Store): Promise<void> {
   /** A session with one running run, for steps that need one. */
   async function runningRun(tenant: string, sessionId = newId("s")): Promise<Run> {
-    await store.ensureSession(tenant, sessionId);
     return await store.createRun(tenant, {
       run_id: newId("r"),
       session_id: sessionId,
       parent_checkpoint_id: null,
       owner: "replica-a",
+      create_session: true,
     });
   }
 
@@ -96,7 +96,7 @@ async function contractSteps(t: Deno.TestContext, store: Store): Promise<void> {
     await store.ping();
   });
 
-  await t.step("sessions: create, get, ensure, 409001, isolation", async () => {
+  await t.step("sessions: create, get, created by a run, 409001, isolation", async () => {
     const tenant = newTenant();
     const other = newTenant();
     const created = await store.createSession(tenant, {
@@ -120,11 +120,49 @@ async function contractSteps(t: Deno.TestContext, store: Store): Promise<void> {
     assert.match(generated.session_id, /^[0-9a-f-]{36}$/);
     assert.deepEqual(generated.metadata, {});
 
-    const ensured = await store.ensureSession(tenant, "s-1");
-    assert.deepEqual(ensured, created, "ensureSession returns the existing session unchanged");
-    const fresh = await store.ensureSession(tenant, "s-new");
-    assert.equal(fresh.session_id, "s-new");
-    assert.deepEqual(await store.getSession(tenant, "s-new"), fresh);
+    // A run may create its session, atomically: a refused run leaves no session behind.
+    const run = await store.createRun(tenant, {
+      run_id: newId("r"),
+      session_id: "s-new",
+      parent_checkpoint_id: null,
+      owner: "o",
+      create_session: true,
+    });
+    const fresh = await store.getSession(tenant, "s-new");
+    assert.equal(fresh?.session_id, "s-new");
+    assert.deepEqual(fresh?.metadata, {});
+    await rejectsWith(
+      store.createRun(tenant, {
+        run_id: run.run_id,
+        session_id: "s-refused",
+        parent_checkpoint_id: null,
+        owner: "o",
+        create_session: true,
+      }),
+      409002,
+    );
+    assert.equal(await store.getSession(tenant, "s-refused"), null);
+    await rejectsWith(
+      store.createRun(tenant, {
+        run_id: newId("r"),
+        session_id: "s-missing",
+        parent_checkpoint_id: null,
+        owner: "o",
+      }),
+      404001,
+    );
+    // An existing session keeps its metadata and creation time.
+    await store.finishRun(run.run_id, { status: "completed" });
+    await store.createRun(tenant, {
+      run_id: newId("r"),
+      session_id: "s-1",
+      parent_checkpoint_id: null,
+      owner: "o",
+      create_session: true,
+    });
+    const kept = await store.getSession(tenant, "s-1");
+    assert.deepEqual(kept?.metadata, created.metadata);
+    assert.equal(kept?.created_at, created.created_at);
   });
 
   await t.step("sessions: list pages oldest first, count, tenant-scoped", async () => {

@@ -63,7 +63,7 @@ Deno.test("sqlite: processes migrating one fresh file at once all succeed", asyn
   const script = `
     import { openStore } from ${JSON.stringify(mod)};
     const store = await openStore({ kind: "sqlite", path: ${JSON.stringify(path)} });
-    await store.ensureSession("t", crypto.randomUUID());
+    await store.createSession("t", {});
     await store.close();
   `;
   const children = [1, 2, 3].map(() =>

@@ -222,19 +222,6 @@ export class PostgresStore implements Store {
     return toSession(sessionRow(row));
   }
 
-  async ensureSession(tenant: string, sessionId: string): Promise<Session> {
-    const now = Date.now();
-    const [created] = await this.#sql`INSERT INTO sessions
-        (tenant_id, session_id, metadata, created_at, updated_at)
-      VALUES (${tenant}, ${sessionId}, '{}'::jsonb, ${now}, ${now})
-      ON CONFLICT DO NOTHING RETURNING *`;
-    if (created) return toSession(sessionRow(created));
-    const session = await this.getSession(tenant, sessionId);
-    // Only a concurrent delete between the two statements gets here.
-    if (!session) throw errors.sessionNotFound(sessionId);
-    return session;
-  }
-
   async getSession(tenant: string, sessionId: string): Promise<Session | null> {
     const [row] = await this.#sql`SELECT * FROM sessions
       WHERE tenant_id = ${tenant} AND session_id = ${sessionId}`;
@@ -375,6 +362,11 @@ export class PostgresStore implements Store {
   async createRun(tenant: string, run: NewRun): Promise<Run> {
     const now = Date.now();
     const row = await this.#sql.begin(async (tx) => {
+      if (run.create_session) {
+        await tx`INSERT INTO sessions (tenant_id, session_id, metadata, created_at, updated_at)
+          VALUES (${tenant}, ${run.session_id}, '{}'::jsonb, ${now}, ${now})
+          ON CONFLICT DO NOTHING`;
+      }
       if (!await this.#touchSession(tx, tenant, run.session_id, now)) {
         throw errors.sessionNotFound(run.session_id);
       }

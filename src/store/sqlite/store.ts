@@ -267,28 +267,6 @@ export class SqliteStore implements Store {
     });
   }
 
-  ensureSession(tenant: string, sessionId: string): Promise<Session> {
-    return attempt(() => {
-      const now = Date.now();
-      this.#run(
-        `INSERT INTO sessions (tenant_id, session_id, metadata, created_at, updated_at)
-         VALUES (?, ?, '{}', ?, ?) ON CONFLICT DO NOTHING`,
-        tenant,
-        sessionId,
-        now,
-        now,
-      );
-      const row = this.#get(
-        `SELECT ${SESSION_COLUMNS} FROM sessions WHERE tenant_id = ? AND session_id = ?`,
-        tenant,
-        sessionId,
-      );
-      // Only a concurrent delete between the two statements gets here.
-      if (!row) throw errors.sessionNotFound(sessionId);
-      return toSession(sessionRow(row));
-    });
-  }
-
   getSession(tenant: string, sessionId: string): Promise<Session | null> {
     return attempt(() => {
       const row = this.#get(
@@ -464,6 +442,16 @@ export class SqliteStore implements Store {
     return attempt(() => {
       const now = Date.now();
       const row = this.#write(() => {
+        if (run.create_session) {
+          this.#run(
+            `INSERT INTO sessions (tenant_id, session_id, metadata, created_at, updated_at)
+             VALUES (?, ?, '{}', ?, ?) ON CONFLICT DO NOTHING`,
+            tenant,
+            run.session_id,
+            now,
+            now,
+          );
+        }
         if (!this.#touchSession(tenant, run.session_id, now)) {
           throw errors.sessionNotFound(run.session_id);
         }
