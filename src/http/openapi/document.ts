@@ -41,6 +41,7 @@ import { type ApiError, errors } from "../../errors.ts";
 import { RunAgentInputSchema } from "../../protocols/ag_ui/mod.ts";
 import { CancelTaskRequestSchema, SendMessageRequestSchema } from "../../protocols/a2a/schemas.ts";
 import { authEnabled } from "../auth.ts";
+import { maxBodyBytes } from "../settings.ts";
 import {
   CheckpointListSchema,
   HealthSchema,
@@ -199,7 +200,7 @@ function withoutNull(schema: Json): Json {
 
 /** One example error per code, from the real constructors (docs/errors.md). */
 function errorExamples(manifest: Manifest): Map<number, ApiError> {
-  const limit = manifest.http_server?.max_body_bytes ?? 1_048_576;
+  const limit = maxBodyBytes(manifest);
   const list = [
     errors.malformedJson("Unexpected end of JSON input"),
     errors.badTenant("it may hold only letters, digits, '.', '_', ':' and '-'"),

@@ -26,8 +26,3 @@ export async function requireSession(c: Ctx, sessionId: string): Promise<void> {
     throw errors.sessionNotFound(sessionId);
   }
 }
-
-/** The body limit of the manifest. */
-export function bodyLimit(c: Ctx): number {
-  return c.get("services").config.manifest.http_server?.max_body_bytes ?? 1_048_576;
-}

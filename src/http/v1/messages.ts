@@ -4,7 +4,8 @@ import type { AppEnv } from "../app.ts";
 import { MessageInputSchema } from "../../api/schemas.ts";
 import { errors } from "../../errors.ts";
 import { readBody } from "../validation.ts";
-import { bodyLimit, pageQuery, requireSession } from "./common.ts";
+import { bodyLimit } from "../settings.ts";
+import { pageQuery, requireSession } from "./common.ts";
 
 /** Routes under `/v1/sessions/{session_id}/messages`. */
 export function messageRoutes(): Hono<AppEnv> {

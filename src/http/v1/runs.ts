@@ -7,7 +7,8 @@ import type { RunEvent } from "../../engine/events.ts";
 import type { EndNotice } from "../../runs/service.ts";
 import { readBody, validate } from "../validation.ts";
 import { sseComment, sseFrame, sseResponse } from "../sse.ts";
-import { bodyLimit, type Ctx, pageQuery, requireSession } from "./common.ts";
+import { bodyLimit, keepaliveMs } from "../settings.ts";
+import { pageQuery, requireSession } from "./common.ts";
 
 const RUN_FILTERS = Object.keys(RunFilterQuerySchema.shape);
 const ARRAY_FILTERS = new Set(["ids", "session_ids", "statuses"]);
@@ -22,10 +23,6 @@ export async function* nativeFrames(
       event.kind,
     );
   }
-}
-
-function keepalive(c: Ctx): number {
-  return c.get("services").config.manifest.http_server?.keepalive ?? 15_000;
 }
 
 /** Routes under `/v1/runs` and `/v1/sessions/{session_id}/runs`. */
@@ -71,7 +68,7 @@ export function runRoutes(): Hono<AppEnv> {
     const tenant = c.get("tenant");
     const started = await runs.start(tenant, request, true);
     return sseResponse(nativeFrames(started.events!), {
-      keepaliveMs: keepalive(c),
+      keepaliveMs: keepaliveMs(c),
       // The spec: an attached run whose client goes away is cancelled, through the database.
       onClientGone: () => {
         runs.cancel(tenant, started.run_id).catch(() => {});
@@ -95,7 +92,7 @@ export function runRoutes(): Hono<AppEnv> {
 
   r.get("/runs/:run_id/events", async (c) => {
     const events = await c.get("services").runs.attach(c.get("tenant"), c.req.param("run_id"));
-    return sseResponse(nativeFrames(events), { keepaliveMs: keepalive(c) });
+    return sseResponse(nativeFrames(events), { keepaliveMs: keepaliveMs(c) });
   });
 
   return r;

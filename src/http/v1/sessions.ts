@@ -4,7 +4,8 @@ import type { AppEnv } from "../app.ts";
 import { SessionCreateSchema } from "../../api/schemas.ts";
 import { errors } from "../../errors.ts";
 import { readJson, validate } from "../validation.ts";
-import { bodyLimit, pageQuery } from "./common.ts";
+import { bodyLimit } from "../settings.ts";
+import { pageQuery } from "./common.ts";
 
 /** Routes under `/v1/sessions`. */
 export function sessionRoutes(): Hono<AppEnv> {

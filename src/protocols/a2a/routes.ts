@@ -22,6 +22,7 @@ import { ClientIdSchema } from "../../api/schemas.ts";
 import { ApiError, errors } from "../../errors.ts";
 import { sseFrame, sseResponse } from "../../http/sse.ts";
 import { readJson, validate } from "../../http/validation.ts";
+import { bodyLimit, keepaliveMs } from "../../http/settings.ts";
 import { agentCard, baseUrl } from "./card.ts";
 import { A2aError, a2aErrors, fromApiError } from "./errors.ts";
 import {
@@ -107,7 +108,7 @@ function operationRoutes(): Hono<AppEnv> {
     // Started before the response, so a refused request is a JSON error, not a broken stream.
     const updates = await streamMessage(call, prepared);
     // No `onClientGone`: a client that drops the stream does not cancel the task.
-    return sseResponse(frames(updates), { keepaliveMs: keepalive(c) });
+    return sseResponse(frames(updates), { keepaliveMs: keepaliveMs(c) });
   });
 
   r.get("/tasks", (c) => {
@@ -147,7 +148,7 @@ function operationRoutes(): Hono<AppEnv> {
         ? undefined
         : validate(CancelTaskRequestSchema, body).tenant;
       const updates = await subscribeTask(callOf(c, tenant), id);
-      return sseResponse(frames(updates), { keepaliveMs: keepalive(c) });
+      return sseResponse(frames(updates), { keepaliveMs: keepaliveMs(c) });
     }
     if (at < 0) {
       c.header("allow", "GET");
@@ -281,14 +282,6 @@ function errorResponse(c: Ctx, err: Error): Response {
 
 async function* frames(updates: AsyncIterable<StreamResponse>): AsyncGenerator<string> {
   for await (const update of updates) yield sseFrame(update);
-}
-
-function keepalive(c: Ctx): number {
-  return c.get("services").config.manifest.http_server?.keepalive ?? 15_000;
-}
-
-function bodyLimit(c: Ctx): number {
-  return c.get("services").config.manifest.http_server?.max_body_bytes ?? 1_048_576;
 }
 
 /** The add-on's base path without a trailing slash ("" at the root). */

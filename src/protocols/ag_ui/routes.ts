@@ -7,6 +7,7 @@ import { Hono } from "hono";
 import type { AppEnv } from "../../http/app.ts";
 import { sseResponse } from "../../http/sse.ts";
 import { readJson } from "../../http/validation.ts";
+import { bodyLimit, keepaliveMs } from "../../http/settings.ts";
 import type { Store } from "../../store/types.ts";
 import { agUiFrames } from "./encoder.ts";
 import { NEW_THREAD, parseRunInput, relabel, type ThreadView, toRunRequest } from "./input.ts";
@@ -17,11 +18,10 @@ export function agUiRoutes(): Hono<AppEnv> {
   const r = new Hono<AppEnv>();
 
   r.post("/run", async (c) => {
-    const { config, store, runs } = c.get("services");
+    const { store, runs } = c.get("services");
     const tenant = c.get("tenant");
-    const http = config.manifest.http_server;
     // Everything that can be refused is refused here, as a JSON error before any stream starts.
-    const input = parseRunInput(await readJson(c, http?.max_body_bytes ?? 1_048_576));
+    const input = parseRunInput(await readJson(c, bodyLimit(c)));
     const thread = input.threadId ? await loadThread(store, tenant, input.threadId) : NEW_THREAD;
     const mapped = toRunRequest(input, thread);
     let started;
@@ -32,7 +32,7 @@ export function agUiRoutes(): Hono<AppEnv> {
     }
     const frames = agUiFrames(started.events!, { clientMessageIds: mapped.clientMessageIds });
     return sseResponse(frames, {
-      keepaliveMs: http?.keepalive ?? 15_000,
+      keepaliveMs: keepaliveMs(c),
       // As on the native attached stream: a client that goes away cancels its run.
       onClientGone: () => {
         runs.cancel(tenant, started.run_id).catch(() => {});
