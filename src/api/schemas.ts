@@ -170,10 +170,13 @@ export const RunRequestSchema = z.object({
 /** Response of `POST /v1/runs/start`. */
 export const RunStartedSchema = z.object({ run_id: z.string(), session_id: z.string() });
 
+/** Page size bounds of every list endpoint (spec: default 100, 1 to 1000). */
+export const PER_PAGE = { min: 1, max: 1000, default: 100 } as const;
+
 /** Paging query parameters shared by every list endpoint. */
 export const PageQuerySchema = z.object({
-  per_page: z.coerce.number({ error: "must be an integer" }).int("must be an integer").min(1)
-    .max(1000).default(100),
+  per_page: z.coerce.number({ error: "must be an integer" }).int("must be an integer")
+    .min(PER_PAGE.min).max(PER_PAGE.max).default(PER_PAGE.default),
   page: z.string().min(1).nullish(),
 });
 

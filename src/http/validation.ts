@@ -4,6 +4,7 @@
  */
 import type { Context } from "hono";
 import type { z } from "zod";
+import { PER_PAGE } from "../api/schemas.ts";
 import { errors, type FieldError, type FieldRuleError } from "../errors.ts";
 
 /** Turns zod issues into the spec's `fields` array, grouped by dotted field path. */
@@ -151,15 +152,16 @@ export function single(query: Map<string, string[]>, name: string): string | und
 
 /** Parses `per_page` (integer 1..1000, default 100): the spec's `range` rule on failure. */
 export function perPage(value: string | undefined): number {
-  if (value === undefined) return 100;
+  const { min, max } = PER_PAGE;
+  if (value === undefined) return PER_PAGE.default;
   const n = /^-?\d+$/.test(value.trim()) ? Number(value) : NaN;
-  if (!Number.isInteger(n) || n < 1 || n > 1000) {
+  if (!Number.isInteger(n) || n < min || n > max) {
     throw errors.validation([{
       field: "per_page",
       errors: [{
         code: "range",
-        message: "must be an integer from 1 to 1000",
-        params: { min: 1, max: 1000 },
+        message: `must be an integer from ${min} to ${max}`,
+        params: { min, max },
       }],
     }]);
   }
