@@ -86,6 +86,7 @@ export class RunService {
   #timers: ReturnType<typeof setInterval>[] = [];
   #unwatch?: () => Promise<void>;
   #polling = false;
+  #lastSweep = 0;
 
   constructor(options: RunServiceOptions) {
     this.replicaId = options.replicaId ?? `replica-${crypto.randomUUID().slice(0, 8)}`;
@@ -346,7 +347,11 @@ export class RunService {
           if (status !== "running") this.#abortLocal(runId);
         }
       }
-      const lost = await this.#store.sweepLostRuns(Date.now(), this.#replica.lease);
+      // Cancellations need the fast poll; lost replicas only need noticing well within a lease.
+      const now = Date.now();
+      if (now - this.#lastSweep < this.#replica.lease / 5) return;
+      this.#lastSweep = now;
+      const lost = await this.#store.sweepLostRuns(now, this.#replica.lease);
       for (const run of lost) {
         this.#log.warn("run interrupted: its replica was lost", {
           tenant: run.tenant_id,
