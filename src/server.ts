@@ -14,6 +14,7 @@ import { createEngine } from "./engine/mod.ts";
 import { createModelClient, resolveModel } from "./models/mod.ts";
 import { buildTools, ToolConfigError } from "./tools/mod.ts";
 import { ApiError } from "./errors.ts";
+import type { Clock } from "./clock.ts";
 import {
   type AgentdMetrics,
   createMetrics,
@@ -53,6 +54,8 @@ export interface ServerOptions {
   logWrite?: (line: string) => void;
   /** Replica id (random by default). */
   replicaId?: string;
+  /** The time records carry and leases are measured in (real time by default; tests move it). */
+  clock?: Clock;
 }
 
 /** The manifest describes a runtime that cannot start (tools, model); one line per problem. */
@@ -114,8 +117,8 @@ export async function startServer(
   const store = instrumentStore(
     await openStore(
       storage.kind === "postgres"
-        ? { kind: "postgres", url: storage.url!, schema: storage.schema }
-        : { kind: "sqlite", path: storage.path ?? ":memory:" },
+        ? { kind: "postgres", url: storage.url!, schema: storage.schema, clock: options.clock }
+        : { kind: "sqlite", path: storage.path ?? ":memory:", clock: options.clock },
     ),
     metrics,
     tracer,
@@ -151,6 +154,7 @@ export async function startServer(
       engine,
       log,
       replicaId: options.replicaId ?? config.manifest.runtime.replica.id,
+      clock: options.clock,
     });
     await runs.open();
     metrics.runsActive.collectWith(() => metrics.runsActive.set(undefined, runs.activeCount));

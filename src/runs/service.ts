@@ -3,6 +3,7 @@
  * stream in memory, to re-attach streams through pub/sub), persists their outcome, cancels them
  * across replicas, and keeps no zombie runs (heartbeats, a sweeper, graceful shutdown).
  */
+import { type Clock, systemClock } from "../clock.ts";
 import type { RunRequest } from "../api/schemas.ts";
 import type { Config } from "../config/schema.ts";
 import { errors } from "../errors.ts";
@@ -66,6 +67,8 @@ export interface RunServiceOptions {
   log: Logger;
   /** This process's replica id (random when omitted). */
   replicaId?: string;
+  /** The time lease sweeps compare heartbeats with (the store's clock; real time by default). */
+  clock?: Clock;
 }
 
 /** The pub/sub channel of a run's live events. */
@@ -82,6 +85,7 @@ export class RunService {
   readonly #log: Logger;
   readonly #replica: Config["manifest"]["runtime"]["replica"];
   readonly #active = new Map<string, ActiveRun>();
+  readonly #clock: Clock;
   #accepting = true;
   #timers: ReturnType<typeof setInterval>[] = [];
   #unwatch?: () => Promise<void>;
@@ -95,6 +99,7 @@ export class RunService {
     this.#engine = options.engine;
     this.#log = options.log.with({ replica: this.replicaId });
     this.#replica = options.config.manifest.runtime.replica;
+    this.#clock = options.clock ?? systemClock;
   }
 
   /** Starts the heartbeat, the cancellation watch and the sweeper. */
@@ -348,7 +353,7 @@ export class RunService {
         }
       }
       // Cancellations need the fast poll; lost replicas only need noticing well within a lease.
-      const now = Date.now();
+      const now = this.#clock.now();
       if (now - this.#lastSweep < this.#replica.lease / 5) return;
       this.#lastSweep = now;
       const lost = await this.#store.sweepLostRuns(now, this.#replica.lease);

@@ -5,6 +5,7 @@
 import { openPostgresStore } from "./postgres/mod.ts";
 import { openSqliteStore } from "./sqlite/mod.ts";
 import type { Store } from "./types.ts";
+import type { Clock } from "../clock.ts";
 
 export type {
   LostRun,
@@ -19,8 +20,11 @@ export { decodeCursor, encodeCursor } from "./cursor.ts";
 
 /** Where the store lives: a SQLite file (or `:memory:`) or a PostgreSQL database and schema. */
 export type StoreOptions =
-  | { kind: "sqlite"; path: string }
-  | { kind: "postgres"; url: string; schema?: string };
+  & ({ kind: "sqlite"; path: string } | { kind: "postgres"; url: string; schema?: string })
+  & {
+    /** The time written into records (default the real time; tests move it on). */
+    clock?: Clock;
+  };
 
 /**
  * Opens the store the options name and brings its schema up to date. Rejects when the database
@@ -29,8 +33,8 @@ export type StoreOptions =
 export function openStore(options: StoreOptions): Promise<Store> {
   switch (options.kind) {
     case "sqlite":
-      return openSqliteStore({ path: options.path });
+      return openSqliteStore({ path: options.path, clock: options.clock });
     case "postgres":
-      return openPostgresStore({ url: options.url, schema: options.schema });
+      return openPostgresStore({ url: options.url, schema: options.schema, clock: options.clock });
   }
 }

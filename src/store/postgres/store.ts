@@ -15,6 +15,7 @@ import type {
   RunStatus,
   Session,
 } from "../../api/schemas.ts";
+import { type Clock, systemClock } from "../../clock.ts";
 import { errors } from "../../errors.ts";
 import { pageWindow, toPage } from "../cursor.ts";
 import { pendingMigrations, SCHEMA_MIGRATIONS_DDL } from "../migrations/mod.ts";
@@ -49,6 +50,8 @@ export interface PostgresStoreOptions {
   schema?: string;
   /** Pool size (default 10). */
   max?: number;
+  /** The time written into records (default the real time). */
+  clock?: Clock;
 }
 
 // deno-lint-ignore no-explicit-any
@@ -141,9 +144,11 @@ export class PostgresStore implements Store {
   readonly #sql: postgres.Sql;
   readonly #channel: string;
   readonly #unlisteners = new Set<() => Promise<void>>();
+  readonly #clock: Clock;
 
   /** Creates the connection pool (connections open lazily); call `migrate()` before use. */
   constructor(options: PostgresStoreOptions) {
+    this.#clock = options.clock ?? systemClock;
     const schema = options.schema ?? "public";
     if (!SCHEMA_NAME.test(schema)) {
       throw new Error(
@@ -188,7 +193,7 @@ export class PostgresStore implements Store {
       for (const migration of pendingMigrations(applied.map((r) => Number(r.version)))) {
         for (const statement of migration.postgres) await tx.unsafe(statement);
         await tx`INSERT INTO schema_migrations (version, name, applied_at)
-          VALUES (${migration.version}, ${migration.name}, ${Date.now()})`;
+          VALUES (${migration.version}, ${migration.name}, ${this.#clock.now()})`;
       }
     });
   }
@@ -211,7 +216,7 @@ export class PostgresStore implements Store {
     input: { session_id?: string | null; metadata?: Record<string, unknown> | null },
   ): Promise<Session> {
     const id = input.session_id ?? crypto.randomUUID();
-    const now = Date.now();
+    const now = this.#clock.now();
     const [row] = await this.#sql`INSERT INTO sessions
         (tenant_id, session_id, metadata, created_at, updated_at)
       VALUES (${tenant}, ${id}, ${
@@ -295,7 +300,7 @@ export class PostgresStore implements Store {
     messages: MessageInput[],
     runId?: string | null,
   ): Promise<Message[]> {
-    const now = Date.now();
+    const now = this.#clock.now();
     const rows = newMessageRows(sessionId, messages, runId ?? null, now);
     await this.#sql.begin(async (tx) => {
       if (!await this.#touchSession(tx, tenant, sessionId, now)) {
@@ -338,13 +343,13 @@ export class PostgresStore implements Store {
       const deleted = await tx`DELETE FROM messages WHERE tenant_id = ${tenant}
         AND session_id = ${sessionId} AND message_id = ${messageId}`;
       if (deleted.count === 0) return false;
-      await this.#touchSession(tx, tenant, sessionId, Date.now());
+      await this.#touchSession(tx, tenant, sessionId, this.#clock.now());
       return true;
     });
   }
 
   async replaceMessages(tenant: string, sessionId: string, messages: Message[]): Promise<void> {
-    const now = Date.now();
+    const now = this.#clock.now();
     const rows = restoredMessageRows(sessionId, messages, now);
     await this.#sql.begin(async (tx) => {
       if (!await this.#touchSession(tx, tenant, sessionId, now)) {
@@ -360,7 +365,7 @@ export class PostgresStore implements Store {
   // Runs
 
   async createRun(tenant: string, run: NewRun): Promise<Run> {
-    const now = Date.now();
+    const now = this.#clock.now();
     const row = await this.#sql.begin(async (tx) => {
       if (run.create_session) {
         await tx`INSERT INTO sessions (tenant_id, session_id, metadata, created_at, updated_at)
@@ -426,7 +431,7 @@ export class PostgresStore implements Store {
     const [updated] = await this.#sql`UPDATE runs SET status = ${outcome.status},
         result = ${json(outcome.result)}::text::jsonb,
         interrupt_payload = ${json(outcome.interrupt_payload)}::text::jsonb,
-        error = ${json(outcome.error)}::text::jsonb, updated_at = ${Date.now()}
+        error = ${json(outcome.error)}::text::jsonb, updated_at = ${this.#clock.now()}
       WHERE run_id = ${runId} AND status = 'running' RETURNING *`;
     if (updated) return toRun(runRow(updated));
     const [current] = await this.#sql`SELECT * FROM runs WHERE run_id = ${runId}`;
@@ -436,7 +441,8 @@ export class PostgresStore implements Store {
 
   async cancelRun(tenant: string, runId: string): Promise<Run | null> {
     const row = await this.#sql.begin(async (tx) => {
-      const [cancelled] = await tx`UPDATE runs SET status = 'cancelled', updated_at = ${Date.now()}
+      const [cancelled] =
+        await tx`UPDATE runs SET status = 'cancelled', updated_at = ${this.#clock.now()}
         WHERE tenant_id = ${tenant} AND run_id = ${runId} AND status = 'running' RETURNING *`;
       if (cancelled) {
         // Inside the transaction: listeners hear of it only once the cancel is committed.
@@ -480,14 +486,15 @@ export class PostgresStore implements Store {
 
   async heartbeat(owner: string, runIds: string[]): Promise<void> {
     if (runIds.length === 0) return;
-    await this.#sql`UPDATE runs SET owner = ${owner}, heartbeat_at = ${Date.now()}
+    await this.#sql`UPDATE runs SET owner = ${owner}, heartbeat_at = ${this.#clock.now()}
       WHERE status = 'running' AND run_id = ANY(${runIds}::text[])`;
   }
 
   async sweepLostRuns(now: number, leaseMs: number): Promise<LostRun[]> {
     // One UPDATE: a concurrent sweeper blocks on the row lock, then re-checks `status` on the
     // committed row and skips it, so each lost run is reported once.
-    const rows = await this.#sql`UPDATE runs SET status = 'interrupted', updated_at = ${Date.now()},
+    const rows = await this
+      .#sql`UPDATE runs SET status = 'interrupted', updated_at = ${this.#clock.now()},
         error = jsonb_build_object('code', 'replica_lost',
           'message', ${replicaLostMessagePrefix()}::text || owner || ')')
       WHERE status = 'running' AND heartbeat_at < ${now - leaseMs}
@@ -505,7 +512,7 @@ export class PostgresStore implements Store {
   async addCheckpoint(tenant: string, checkpoint: NewCheckpoint): Promise<Checkpoint> {
     const row = await this.#sql.begin(async (tx) => {
       await this.#requireSession(tx, tenant, checkpoint.session_id, true);
-      const now = Date.now();
+      const now = this.#clock.now();
       const [inserted] = await tx`INSERT INTO checkpoints (checkpoint_id, tenant_id, session_id,
           run_id, parent_id, step, state, created_at)
         VALUES (${crypto.randomUUID()}, ${tenant}, ${checkpoint.session_id}, ${checkpoint.run_id},

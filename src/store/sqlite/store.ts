@@ -17,6 +17,7 @@ import type {
   RunStatus,
   Session,
 } from "../../api/schemas.ts";
+import { type Clock, systemClock } from "../../clock.ts";
 import { errors } from "../../errors.ts";
 import { pageWindow, toPage } from "../cursor.ts";
 import { pendingMigrations, SCHEMA_MIGRATIONS_DDL } from "../migrations/mod.ts";
@@ -49,6 +50,8 @@ export interface SqliteStoreOptions {
   path: string;
   /** How long a statement waits for another process's lock, in ms (default 5000). */
   busyTimeoutMs?: number;
+  /** The time written into records (default the real time). */
+  clock?: Clock;
 }
 
 type Row = Record<string, SQLInputValue>;
@@ -141,9 +144,11 @@ export class SqliteStore implements Store {
   readonly kind = "sqlite" as const;
   readonly #db: DatabaseSync;
   readonly #statements = new Map<string, StatementSync>();
+  readonly #clock: Clock;
 
   /** Opens (and creates) the database; call `migrate()` before use. */
   constructor(options: SqliteStoreOptions) {
+    this.#clock = options.clock ?? systemClock;
     const memory = options.path === ":memory:";
     if (!memory) mkdirSync(dirname(options.path), { recursive: true });
     this.#db = new DatabaseSync(options.path);
@@ -224,7 +229,7 @@ export class SqliteStore implements Store {
           this.#db.prepare(
             "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)",
           )
-            .run(migration.version, migration.name, Date.now());
+            .run(migration.version, migration.name, this.#clock.now());
         }
       });
     });
@@ -252,7 +257,7 @@ export class SqliteStore implements Store {
   ): Promise<Session> {
     return attempt(() => {
       const id = input.session_id ?? crypto.randomUUID();
-      const now = Date.now();
+      const now = this.#clock.now();
       const row = this.#get(
         `INSERT INTO sessions (tenant_id, session_id, metadata, created_at, updated_at)
          VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING ${SESSION_COLUMNS}`,
@@ -341,7 +346,7 @@ export class SqliteStore implements Store {
     runId?: string | null,
   ): Promise<Message[]> {
     return attempt(() => {
-      const now = Date.now();
+      const now = this.#clock.now();
       const rows = newMessageRows(sessionId, messages, runId ?? null, now);
       this.#write(() => {
         if (!this.#touchSession(tenant, sessionId, now)) throw errors.sessionNotFound(sessionId);
@@ -416,7 +421,7 @@ export class SqliteStore implements Store {
           sessionId,
           messageId,
         ) > 0;
-        if (deleted) this.#touchSession(tenant, sessionId, Date.now());
+        if (deleted) this.#touchSession(tenant, sessionId, this.#clock.now());
         return deleted;
       });
     });
@@ -424,7 +429,7 @@ export class SqliteStore implements Store {
 
   replaceMessages(tenant: string, sessionId: string, messages: Message[]): Promise<void> {
     return attempt(() => {
-      const now = Date.now();
+      const now = this.#clock.now();
       const rows = restoredMessageRows(sessionId, messages, now);
       this.#write(() => {
         if (!this.#touchSession(tenant, sessionId, now)) throw errors.sessionNotFound(sessionId);
@@ -440,7 +445,7 @@ export class SqliteStore implements Store {
 
   createRun(tenant: string, run: NewRun): Promise<Run> {
     return attempt(() => {
-      const now = Date.now();
+      const now = this.#clock.now();
       const row = this.#write(() => {
         if (run.create_session) {
           this.#run(
@@ -553,7 +558,7 @@ export class SqliteStore implements Store {
           json(outcome.result),
           json(outcome.interrupt_payload),
           json(outcome.error),
-          Date.now(),
+          this.#clock.now(),
           runId,
         ) ?? this.#runById(runId)
       );
@@ -568,7 +573,7 @@ export class SqliteStore implements Store {
         this.#get(
           `UPDATE runs SET status = 'cancelled', updated_at = ?
            WHERE tenant_id = ? AND run_id = ? AND status = 'running' RETURNING ${RUN_COLUMNS}`,
-          Date.now(),
+          this.#clock.now(),
           tenant,
           runId,
         ) ?? this.#get(
@@ -608,7 +613,7 @@ export class SqliteStore implements Store {
         `UPDATE runs SET owner = ?, heartbeat_at = ?
          WHERE status = 'running' AND run_id IN (SELECT value FROM json_each(?))`,
         owner,
-        Date.now(),
+        this.#clock.now(),
         JSON.stringify(runIds),
       );
     });
@@ -624,7 +629,7 @@ export class SqliteStore implements Store {
            error = json_object('code', 'replica_lost', 'message', ? || owner || ')')
            WHERE status = 'running' AND heartbeat_at < ?
            RETURNING tenant_id, run_id, session_id, owner`,
-          Date.now(),
+          this.#clock.now(),
           replicaLostMessagePrefix(),
           now - leaseMs,
         )
@@ -644,7 +649,7 @@ export class SqliteStore implements Store {
     return attempt(() => {
       const row = this.#write(() => {
         this.#requireSession(tenant, checkpoint.session_id);
-        const now = Date.now();
+        const now = this.#clock.now();
         const inserted = this.#get(
           `INSERT INTO checkpoints (checkpoint_id, tenant_id, session_id, run_id, parent_id, step,
            state, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING ${CHECKPOINT_COLUMNS}`,

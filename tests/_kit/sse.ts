@@ -1,0 +1,138 @@
+/**
+ * The tests' one Server-Sent Events reader, built on `eventsource-parser` (the WHATWG parsing
+ * rules): events come out as `{event, data, id, retry}`, comments (keep-alives, end notices) are
+ * recorded with their position, and the raw text is kept for assertions on the wire format.
+ */
+import { createParser } from "eventsource-parser";
+
+/** One dispatched event. `event` and `id` are absent when the frame had no such field. */
+export interface SseEvent {
+  event?: string;
+  data: string;
+  id?: string;
+  /** The `retry:` value sent with this event (or since the previous one), in ms. */
+  retry?: number;
+}
+
+/** A comment line (`: text`), and how many events had arrived before it. */
+export interface SseComment {
+  text: string;
+  /** The number of events dispatched before this comment. */
+  after: number;
+}
+
+/** Reads the SSE body of a response (or any byte stream) event by event. */
+export class SseReader implements AsyncIterableIterator<SseEvent>, AsyncDisposable {
+  /** Every comment so far, in order. */
+  readonly comments: SseComment[] = [];
+  /** Every event so far, in order (also those already handed out by `next`). */
+  readonly events: SseEvent[] = [];
+  /** Everything received so far, as text. */
+  raw = "";
+  readonly #reader: ReadableStreamDefaultReader<Uint8Array>;
+  readonly #decoder = new TextDecoder();
+  readonly #queue: SseEvent[] = [];
+  readonly #parser;
+  #retry: number | undefined;
+  #done = false;
+
+  /** Reads `source`; a `Response` must have a body. */
+  constructor(source: Response | ReadableStream<Uint8Array>) {
+    const body = source instanceof Response ? source.body : source;
+    if (!body) throw new Error("the response has no body to read events from");
+    this.#reader = body.getReader();
+    this.#parser = createParser({
+      onEvent: (e) => {
+        const event: SseEvent = { data: e.data };
+        if (e.event !== undefined) event.event = e.event;
+        if (e.id !== undefined) event.id = e.id;
+        if (this.#retry !== undefined) event.retry = this.#retry;
+        this.#retry = undefined;
+        this.events.push(event);
+        this.#queue.push(event);
+      },
+      onRetry: (ms) => this.#retry = ms,
+      onComment: (text) => this.comments.push({ text, after: this.events.length }),
+    });
+  }
+
+  /** The next event, or `done` when the stream ended. */
+  async next(): Promise<IteratorResult<SseEvent, undefined>> {
+    for (;;) {
+      const queued = this.#queue.shift();
+      if (queued) return { done: false, value: queued };
+      if (this.#done) return { done: true, value: undefined };
+      const { done, value } = await this.#reader.read();
+      if (done) {
+        this.#done = true;
+        const tail = this.#decoder.decode();
+        this.raw += tail;
+        this.#parser.feed(tail);
+      } else {
+        const text = this.#decoder.decode(value, { stream: true });
+        this.raw += text;
+        this.#parser.feed(text);
+      }
+    }
+  }
+
+  /** Stops reading (cancels the body); what was read stays available. */
+  async return(): Promise<IteratorResult<SseEvent, undefined>> {
+    await this.cancel();
+    return { done: true, value: undefined };
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+
+  /** Cancels the body (a client hanging up). */
+  async cancel(): Promise<void> {
+    if (this.#done) return;
+    this.#done = true;
+    await this.#reader.cancel().catch(() => {});
+  }
+
+  /** Cancels the body if it is still open. */
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.cancel();
+  }
+
+  /** The next event whose `event` field is `name` (or that `match` accepts); fails at the end. */
+  async until(match: string | ((e: SseEvent) => boolean)): Promise<SseEvent> {
+    const accept = typeof match === "string" ? (e: SseEvent) => e.event === match : match;
+    for await (const e of this) if (accept(e)) return e;
+    throw new Error(`the stream ended before ${typeof match === "string" ? match : "the event"}`);
+  }
+
+  /** Reads to the end; returns every event of the stream (also those read before). */
+  async all(): Promise<SseEvent[]> {
+    for await (const _ of this) { /* to the end */ }
+    return this.events;
+  }
+
+  /** Reads to the end; returns the JSON `data` of every event of the stream. */
+  async json<T = Record<string, unknown>>(): Promise<T[]> {
+    return (await this.all()).map((e) => JSON.parse(e.data) as T);
+  }
+}
+
+/** A reader of the SSE body of `res`. */
+export function readSse(res: Response | ReadableStream<Uint8Array>): SseReader {
+  return new SseReader(res);
+}
+
+/** Parses a complete SSE text (e.g. `await res.text()`) the same way. */
+export async function parseSse(text: string): Promise<SseReader> {
+  const reader = new SseReader(new Response(text));
+  await reader.all();
+  return reader;
+}
+
+/** A native run event as its JSON `data`. */
+export type EventData = Record<string, unknown> & { kind: string };
+
+/** Reads a native run stream to the end and returns its events' JSON. */
+export function readEvents(res: Response): Promise<EventData[]> {
+  return readSse(res).json<EventData>();
+}
