@@ -6,6 +6,7 @@
 import type { CapabilityOverride, ContextVar, RunRequest, ToolDefinition } from "../api/schemas.ts";
 import type { Manifest } from "../config/schema.ts";
 import { errors, type FieldError } from "../errors.ts";
+import { requestConflicts } from "./conflicts.ts";
 import type { ModelTool } from "../models/types.ts";
 import type { Tool } from "../tools/types.ts";
 import {
@@ -18,12 +19,12 @@ import {
 /**
  * Validates a run request against the agent and resolves what the run will use. Throws an
  * `ApiError` 422 (unknown model or provider, unknown capability, client tool name clash,
- * malformed `resume_payload`).
+ * malformed `resume_payload`, conflicts inside the request such as two messages with one id).
  */
 export function prepareRun(deps: EngineDeps, request: RunRequest): PreparedRun {
   const manifest = deps.config.manifest;
   const model = deps.resolveModel(request.model);
-  const fields: FieldError[] = [];
+  const fields: FieldError[] = requestConflicts(request);
 
   const capabilities = activeCapabilities(manifest, request.capability_override, fields);
   const server_tools = serverTools(manifest, capabilities, deps.tools);
