@@ -40,11 +40,19 @@ export function withLogContext<T>(fields: Record<string, unknown>, fn: () => T):
   return logContext.run({ ...logContext.getStore(), ...fields }, fn);
 }
 
+const encoder = new TextEncoder();
+
+/** Writes one line to stderr, whole (a short write is continued, never interleaved mid-line). */
+function writeStderr(line: string): void {
+  const bytes = encoder.encode(`${line}\n`);
+  for (let done = 0; done < bytes.length;) done += Deno.stderr.writeSync(bytes.subarray(done));
+}
+
 /** Creates a logger writing JSON lines to `write` (stderr by default). */
 export function createLogger(
   level: LogLevel,
   base: Record<string, unknown> = {},
-  write: (line: string) => void = (line) => console.error(line),
+  write: (line: string) => void = writeStderr,
   options: LoggerOptions = {},
 ): Logger {
   const min = order[level];

@@ -143,6 +143,7 @@ export async function startServer(
           tracer,
         ),
         tools: instrumentTools(buildTools(config), metrics, tracer),
+        log,
         resolveModel: (model) => resolveModel(config.manifest.agent.model, model, env),
       }),
       tracer,

@@ -5,6 +5,7 @@
  */
 import type { Message, MessageInput, RunError, ToolCall } from "../api/schemas.ts";
 import { ModelError } from "../models/types.ts";
+import type { Logger } from "../log.ts";
 import type { Tool, ToolCallContext, ToolOutcome } from "../tools/types.ts";
 import { abortable, abortableIter, RunCancelled, withPushes } from "./async.ts";
 import {
@@ -63,6 +64,8 @@ class Execution {
   } = { step: null, text: null, calls: new Set() };
   /** The assistant message of the model step in progress. */
   private partial: { message_id: string; text: string } | null = null;
+  /** The engine's logger with this run's ids on every line. */
+  private readonly log: Logger;
 
   constructor(
     private readonly deps: EngineDeps,
@@ -73,6 +76,11 @@ class Execution {
   ) {
     this.parent = start.parent_checkpoint_id;
     this.step = start.step;
+    this.log = deps.log.with({
+      tenant: input.tenant_id,
+      run_id: input.run_id,
+      session_id: input.session_id,
+    });
   }
 
   async *run(): AsyncGenerator<RunEvent> {
@@ -310,7 +318,7 @@ class Execution {
         emit: (name, value) => push(makeEvent("custom", { name: String(name), value })),
         signal: this.signal,
       };
-      return callTool(tool, call.arguments, ctx);
+      return callTool(tool, call.arguments, ctx, this.log);
     }, this.signal);
 
     let { result, is_error } = outcome;
@@ -366,7 +374,7 @@ class Execution {
         attempts: error.attempts,
       };
     } else {
-      console.error(`run ${this.input.run_id} failed:`, error);
+      this.log.error("run failed with an internal error", { error: errorDetail(error) });
       runError = { code: "internal_error", message: "the run failed with an internal error" };
     }
 
@@ -380,7 +388,9 @@ class Execution {
         }
         if (this.dirty) await this.checkpoint([]);
       } catch (persistError) {
-        console.error(`run ${this.input.run_id}: saving its state failed:`, persistError);
+        this.log.error("could not save the state of a failed run", {
+          error: errorDetail(persistError),
+        });
       }
     }
     return {
@@ -451,12 +461,17 @@ async function callTool(
   tool: Tool,
   args: Record<string, unknown>,
   ctx: ToolCallContext,
+  log: Logger,
 ): Promise<ToolOutcome> {
   try {
     return await tool.call(args, ctx);
   } catch (error) {
     if (ctx.signal.aborted) throw error;
-    console.error(`tool ${tool.name} threw:`, error);
+    log.error("tool broke its contract and threw", {
+      tool: tool.name,
+      tool_call_id: ctx.tool_call_id,
+      error: errorDetail(error),
+    });
     return { result: `the tool '${tool.name}' failed unexpectedly`, is_error: true };
   }
 }
@@ -465,6 +480,11 @@ async function callTool(
 function partValue(message: Message): unknown {
   const [first] = message.content;
   return message.content.length === 1 && first.type === "data" ? first.value : messageText(message);
+}
+
+/** An error for a log line: its stack when it has one (the logger scrubs secrets from it). */
+function errorDetail(error: unknown): string {
+  return error instanceof Error ? error.stack ?? String(error) : String(error);
 }
 
 function errorText(error: unknown): string {

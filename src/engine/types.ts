@@ -2,6 +2,7 @@
  * Shapes the engine shares with the run service: its dependencies, a prepared run, the state a
  * run starts from, and the payloads of interrupts and resumes.
  */
+import type { Logger } from "../log.ts";
 import { z } from "zod";
 import type { Message, ModelConfig, RunRequest, ToolDefinition } from "../api/schemas.ts";
 import type { Config } from "../config/schema.ts";
@@ -18,6 +19,8 @@ export interface EngineDeps {
   tools: Map<string, Tool>;
   /** Resolves the run's model (`resolveModel(manifest, run, env)`); throws a 422 ApiError. */
   resolveModel: (m: ModelConfig | null | undefined) => ResolvedModel;
+  /** Where the engine reports what it cannot tell the client (internal errors, broken tools). */
+  log: Logger;
 }
 
 /** Why a pending tool call waits: a client must run it, or a human must approve it. */

@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
 import { prepareRun, type RunEvent } from "../../src/engine/mod.ts";
+import { withLogContext } from "../../src/log.ts";
+import type { Tool } from "../../src/tools/types.ts";
 import {
   addTool,
   apiError,
@@ -716,19 +718,61 @@ Deno.test("a ModelError fails the run with its payload; partial text is kept", a
   }
 });
 
-Deno.test("an unexpected error fails the run with internal_error", async () => {
+Deno.test("an unexpected error fails the run with internal_error, logged with its ids", async () => {
   const h = await Harness.create({ turns: [] });
-  const quiet = console.error;
-  console.error = () => {};
   try {
-    const out = await h.run({ session_id: "s1" });
+    const out = await withLogContext(
+      { request_id: "req-9" },
+      () => h.run({ session_id: "s1", run_id: "r-internal" }),
+    );
     assert.equal(out.finished.status, "failed");
     assert.deepEqual(out.finished.error, {
       code: "internal_error",
       message: "the run failed with an internal error",
     });
+    const lines = h.logs.map((l) => JSON.parse(l));
+    const line = lines.find((l) => l.msg === "run failed with an internal error");
+    assert.ok(line, h.logs.join("\n"));
+    assert.equal(line.level, "error");
+    assert.deepEqual(
+      [line.request_id, line.tenant, line.run_id, line.session_id],
+      ["req-9", h.tenant, "r-internal", "s1"],
+    );
+    assert.match(line.error, /the script has no more turns/);
   } finally {
-    console.error = quiet;
+    await h.close();
+  }
+});
+
+Deno.test("a tool that throws is an error result, logged scrubbed with the tool's name", async () => {
+  const secret = "sk-test-0123456789abcdefghij";
+  const broken: Tool = {
+    name: "broken",
+    description: "breaks its contract",
+    parameters: { type: "object" },
+    requires_approval: false,
+    call: () => Promise.reject(new Error(`upstream refused key ${secret} (custom-secret-value)`)),
+  };
+  const h = await Harness.create({
+    turns: [call({ id: "c1", name: "broken" }), say("sorry")],
+    tools: [broken],
+    secrets: ["custom-secret-value"],
+  });
+  try {
+    const out = await h.run({ session_id: "s1", run_id: "r-tool" });
+    assert.equal(out.finished.status, "completed");
+    const r = only(out.events, "tool_call_result")[0];
+    assert.deepEqual([r.is_error, r.content], [true, {
+      error: "the tool 'broken' failed unexpectedly",
+    }]);
+    const line = h.logs.map((l) => JSON.parse(l)).find((l) => l.tool === "broken");
+    assert.ok(line, h.logs.join("\n"));
+    assert.equal(line.level, "error");
+    assert.deepEqual([line.tool_call_id, line.run_id, line.tenant], ["c1", "r-tool", h.tenant]);
+    assert.match(line.error, /upstream refused key/);
+    assert.ok(!h.logs.join("\n").includes(secret), "a provider key shape is masked");
+    assert.ok(!h.logs.join("\n").includes("custom-secret-value"), "configured secrets too");
+  } finally {
     await h.close();
   }
 });

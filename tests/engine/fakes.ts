@@ -14,6 +14,7 @@ import {
   type ModelStream,
   type ResolvedModel,
 } from "../../src/models/types.ts";
+import { createLogger } from "../../src/log.ts";
 import { openStore } from "../../src/store/mod.ts";
 import type { Store } from "../../src/store/types.ts";
 import type { Tool, ToolCallContext, ToolOutcome } from "../../src/tools/types.ts";
@@ -134,6 +135,8 @@ export class Harness {
     readonly store: Store,
     readonly model: ScriptedModel,
     readonly deps: EngineDeps,
+    /** Every JSON line the engine logged, in order. */
+    readonly logs: string[],
   ) {}
 
   static async create(options: {
@@ -142,14 +145,19 @@ export class Harness {
     tools?: Tool[];
     agent?: Record<string, unknown>;
     capability?: Record<string, unknown>;
+    /** Secret values the engine's logger scrubs. */
+    secrets?: string[];
   } = {}): Promise<Harness> {
     const store = await openStore({ kind: "sqlite", path: ":memory:" });
+    const logs: string[] = [];
+    const log = createLogger("debug", {}, (line) => logs.push(line), { secrets: options.secrets });
     const model = new ScriptedModel(options.turns ?? [], options.fallback);
     const deps: EngineDeps = {
       config: { manifest: manifest(options.agent, options.capability), baseDir: "/" },
       store,
       models: model,
       tools: new Map((options.tools ?? []).map((t) => [t.name, t])),
+      log,
       resolveModel: (m) => {
         const name = m?.override?.model ?? "fake-1";
         if (name === "unknown") {
@@ -166,7 +174,7 @@ export class Harness {
         };
       },
     };
-    return new Harness(store, model, deps);
+    return new Harness(store, model, deps, logs);
   }
 
   /**
