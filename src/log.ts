@@ -7,6 +7,7 @@
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import { activeTraceIds } from "./metrics/tracing.ts";
+import { REDACTED, replaceSecrets, usableSecrets } from "./secrets.ts";
 
 /** Log levels, least to most severe. */
 export type LogLevel = "debug" | "info" | "warn" | "error";
@@ -101,9 +102,6 @@ export function withSecrets(inner: Logger, secrets: readonly string[]): Logger {
   };
 }
 
-/** Placeholder written instead of a secret. */
-export const REDACTED = "[redacted]";
-
 // Field names whose values are secrets whatever they hold.
 const SECRET_KEY =
   /(^|[_-])(api[_-]?key|apikey|authorization|password|passwd|secret|token|cookie)$/i;
@@ -113,16 +111,8 @@ const BEARER = /\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]+/g;
 // Provider key shapes that can turn up in an error message (OpenAI/Anthropic `sk-...`).
 const KEY_SHAPE = /\bsk-[A-Za-z0-9_-]{12,}/g;
 
-/** Secrets worth replacing: short values would blank out ordinary words. */
-function usableSecrets(secrets: readonly string[] | undefined): string[] {
-  return [...new Set((secrets ?? []).filter((s) => typeof s === "string" && s.length >= 6))]
-    .sort((a, b) => b.length - a.length);
-}
-
 function redactText(text: string, secrets: readonly string[]): string {
-  let out = text;
-  for (const secret of secrets) if (out.includes(secret)) out = out.replaceAll(secret, REDACTED);
-  return out
+  return replaceSecrets(text, secrets)
     .replace(URL_CREDENTIALS, `$1:${REDACTED}@`)
     .replace(BEARER, `$1 ${REDACTED}`)
     .replace(KEY_SHAPE, `sk-${REDACTED}`);
@@ -144,45 +134,3 @@ export function redact(value: unknown, secrets: readonly string[] = [], depth = 
   }
   return out;
 }
-
-/**
- * The secret values of a configuration and environment, for `LoggerOptions.secrets`: every string
- * the manifest holds under a secret-looking name (`api_key`, `api_keys`, `key`, `token`,
- * `password`, `secret`: model keys, the pub/sub token, API keys of `http_server.auth`), passwords
- * inside any URL it holds (storage, pub/sub), and every environment variable whose name says it
- * holds a key, token, secret or password (12+ chars).
- */
-export function secretValues(
-  config: { manifest: unknown },
-  env: Record<string, string> = {},
-): string[] {
-  const out: string[] = [];
-  const walk = (value: unknown, secret: boolean, depth: number) => {
-    if (depth > 12) return;
-    if (typeof value === "string") {
-      if (secret) out.push(value);
-      if (value.includes("://")) {
-        try {
-          const password = new URL(value).password;
-          if (password) out.push(password, decodeURIComponent(password));
-        } catch { /* not a URL */ }
-      }
-    } else if (Array.isArray(value)) {
-      for (const v of value) walk(v, secret, depth + 1);
-    } else if (value !== null && typeof value === "object") {
-      for (const [k, v] of Object.entries(value)) {
-        // A key's bound tenant is an identifier, not a secret: redacting it would blank ids.
-        walk(v, (secret && k !== "tenant") || SECRET_CONFIG_KEY.test(k), depth + 1);
-      }
-    }
-  };
-  walk(config.manifest, false, 0);
-  for (const [name, value] of Object.entries(env)) {
-    // Long values only: a short one ("true", "default") would blank out ordinary words.
-    if (/(KEY|TOKEN|SECRET|PASSWORD|PASSWD)$/i.test(name) && value.length >= 12) out.push(value);
-  }
-  return out.filter((s) => s.length > 0);
-}
-
-// Manifest attributes holding secrets (at any depth: `agent.model.api_key`, `auth.api_keys`...).
-const SECRET_CONFIG_KEY = /^(api_key|api_keys|key|token|password|secret)$/;

@@ -5,14 +5,15 @@
  */
 import type { Config } from "./config/schema.ts";
 import { createApp } from "./http/app.ts";
-import { createLogger, type Logger, secretValues, withSecrets } from "./log.ts";
+import { createLogger, type Logger, withSecrets } from "./log.ts";
+import { secretScrubber, secretValues } from "./secrets.ts";
 import { openStore, type Store } from "./store/mod.ts";
 import { createPubSub } from "./pubsub/mod.ts";
 import type { PubSub } from "./pubsub/types.ts";
 import { RunService } from "./runs/service.ts";
 import { createEngine } from "./engine/mod.ts";
-import { createModelClient, resolveModel } from "./models/mod.ts";
-import { buildTools, ToolConfigError } from "./tools/mod.ts";
+import { createModelClient, credentialEnvNames, resolveModel } from "./models/mod.ts";
+import { buildTools, scrubTools, ToolConfigError } from "./tools/mod.ts";
 import { ApiError } from "./errors.ts";
 import type { Clock } from "./clock.ts";
 import {
@@ -104,8 +105,9 @@ export async function startServer(
   const env = Deno.env.toObject();
   const problems = checkRuntime(config, env);
   if (problems.length > 0) throw new StartupError(problems);
-  // Secrets of the configuration and environment never reach a log line, whoever logs.
-  const secrets = secretValues(config, env);
+  // Secrets of the configuration and environment never reach a log line, whoever logs, nor an
+  // event or a record through a provider's error body or a tool's result.
+  const secrets = secretValues(config, env, { credentialEnv: credentialEnvNames() });
   const log = options.log
     ? withSecrets(options.log, secrets)
     : createLogger(config.manifest.runtime.log_level, {}, options.logWrite, { secrets });
@@ -139,10 +141,14 @@ export async function startServer(
         config,
         store,
         models: traceModelClient(
-          createModelClient({ env, metrics: modelMetrics(metrics) }),
+          createModelClient({ env, metrics: modelMetrics(metrics), secrets }),
           tracer,
         ),
-        tools: instrumentTools(buildTools(config), metrics, tracer),
+        tools: instrumentTools(
+          scrubTools(buildTools(config), secretScrubber(secrets)),
+          metrics,
+          tracer,
+        ),
         log,
         resolveModel: (model) => resolveModel(config.manifest.agent.model, model, env),
       }),

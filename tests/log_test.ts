@@ -5,14 +5,8 @@
  * secret in any line (redaction by field name, URL credentials, bearer tokens, configured values).
  */
 import assert from "node:assert/strict";
-import {
-  createLogger,
-  redact,
-  REDACTED,
-  secretValues,
-  withLogContext,
-  withSecrets,
-} from "../src/log.ts";
+import { createLogger, redact, withLogContext, withSecrets } from "../src/log.ts";
+import { REDACTED, secretValues } from "../src/secrets.ts";
 import { parseConfig } from "../src/config/mod.ts";
 import { startServer } from "../src/server.ts";
 import { startTestServer } from "./helpers/server.ts";

@@ -20,6 +20,7 @@ import { providerEntry } from "./registry.ts";
 import type { ProviderEntry } from "./registry.ts";
 import { isTransientStatus, parseRetryAfter, retryDelay, statusCode } from "./retry.ts";
 import { ModelError } from "./types.ts";
+import { type Scrub, secretScrubber } from "../secrets.ts";
 import type { ModelClient, ModelEvent, ModelRequest, ModelStream, ResolvedModel } from "./types.ts";
 
 /** One attempt as reported to `ModelMetrics.onAttempt`. */
@@ -57,6 +58,11 @@ export interface ModelClientOptions {
   /** The fetch providers use (tests, proxies); the global fetch by default. */
   fetch?: typeof fetch;
   metrics?: ModelMetrics;
+  /**
+   * Secret values no error message may carry (the configuration's, see `secretValues`). The key
+   * a request sends is always scrubbed, listed or not: providers echo it in error bodies.
+   */
+  secrets?: readonly string[];
 }
 
 type Part = LanguageModelV4StreamPart;
@@ -278,6 +284,11 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
+/** The API key a request to the provider sends: the resolved model's, else its variable's. */
+function apiKeyOf(entry: ProviderEntry, resolved: ResolvedModel, env: Record<string, string>) {
+  return resolved.api_key || (entry.env.apiKey && env[entry.env.apiKey]) || "";
+}
+
 /** The environment of the process, or nothing when env access is not granted. */
 function processEnv(): Record<string, string> {
   try {
@@ -297,6 +308,8 @@ interface OpenContext {
   fetch: typeof fetch;
   metrics?: ModelMetrics;
   startedAt: number;
+  /** Replaces secret values in error messages (the configured ones and the key sent). */
+  scrub: Scrub;
 }
 
 /** One attempt: resolves established, resolves a failure, or rejects when the run aborts. */
@@ -304,7 +317,7 @@ async function attempt(ctx: OpenContext): Promise<Established | Failure> {
   const { entry, resolved, signal } = ctx;
   const baseURL = resolved.base_url || (entry.env.baseUrl && ctx.env[entry.env.baseUrl]) ||
     entry.defaultBaseUrl;
-  const apiKey = resolved.api_key || (entry.env.apiKey && ctx.env[entry.env.apiKey]) || "";
+  const apiKey = apiKeyOf(entry, resolved, ctx.env);
   if (entry.http && !baseURL) {
     return {
       code: "model_error",
@@ -389,7 +402,7 @@ async function* events(
   const fail = (message: string) =>
     new ModelError(
       "model_stream",
-      `${resolved.provider}/${resolved.model}: ${message}`,
+      ctx.scrub(`${resolved.provider}/${resolved.model}: ${message}`),
       resolved.provider,
       resolved.model,
       attempts,
@@ -521,7 +534,7 @@ async function open(ctx: OpenContext): Promise<ModelStream> {
       const after = n > 1 ? ` (after ${n} attempts)` : "";
       throw new ModelError(
         result.code,
-        `${resolved.provider}/${resolved.model}: ${result.message}${after}`,
+        ctx.scrub(`${resolved.provider}/${resolved.model}: ${result.message}${after}`),
         resolved.provider,
         resolved.model,
         n,
@@ -562,6 +575,7 @@ export function createModelClient(options: ModelClientOptions = {}): ModelClient
         fetch: baseFetch,
         metrics: options.metrics,
         startedAt: performance.now(),
+        scrub: secretScrubber([...options.secrets ?? [], apiKeyOf(entry, resolved, env)]),
       });
     },
   };

@@ -122,3 +122,8 @@ export function providerEntry(name: string): ProviderEntry | undefined {
 export function knownProviders(): string[] {
   return [...registry.keys()];
 }
+
+/** The environment variables the providers read their API keys from (`OPENAI_API_KEY`, ...). */
+export function credentialEnvNames(): string[] {
+  return entries.flatMap((e) => (e.env.apiKey ? [e.env.apiKey] : []));
+}

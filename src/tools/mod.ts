@@ -20,6 +20,7 @@ export { createJavaScriptTool, workerSandbox } from "./javascript_tool.ts";
 export type { WorkerPermissions, WorkerSandbox } from "./javascript_tool.ts";
 export { createPythonTool, PYTHON_BASE_ENV, pythonEnv, realInterpreter } from "./python_tool.ts";
 export type { PythonToolOptions } from "./python_tool.ts";
+export { scrubTools } from "./scrub.ts";
 
 /** Options of `buildTools`. */
 export interface BuildToolsOptions {
