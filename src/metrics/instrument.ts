@@ -7,6 +7,7 @@ import type { ModelClient, ModelEvent, ModelMetrics, ModelStream } from "../mode
 import type { PubSub } from "../pubsub/types.ts";
 import type { Store } from "../store/types.ts";
 import type { Tool } from "../tools/types.ts";
+import { wrapTool } from "../tools/wrap.ts";
 import type { AgentdMetrics } from "./agentd.ts";
 import { activeTraceIds, iterateInSpan, SpanStatus, type Tracer } from "./tracing.ts";
 
@@ -95,12 +96,9 @@ export function instrumentTools(
 ): Map<string, Tool> {
   const out = new Map<string, Tool>();
   for (const [name, tool] of tools) {
-    out.set(name, {
-      name: tool.name,
-      description: tool.description,
-      parameters: tool.parameters,
-      requires_approval: tool.requires_approval,
-      call: (args, ctx) =>
+    out.set(
+      name,
+      wrapTool(tool, (args, ctx) =>
         tracer.inSpan("agentd.tool.call", {
           "agentd.tool.name": name,
           "agentd.tool_call_id": ctx.tool_call_id,
@@ -120,8 +118,8 @@ export function instrumentTools(
             metrics.toolCalls.inc({ tool: name, outcome });
             metrics.toolDuration.observe({ tool: name }, seconds(started));
           }
-        }),
-    });
+        })),
+    );
   }
   return out;
 }

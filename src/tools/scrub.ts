@@ -5,24 +5,22 @@
  */
 import type { Scrub } from "../secrets.ts";
 import type { Tool } from "./types.ts";
+import { wrapTool } from "./wrap.ts";
 
 /** Wraps every tool so that what it hands back passes through `scrub`. */
 export function scrubTools(tools: Map<string, Tool>, scrub: Scrub): Map<string, Tool> {
   const out = new Map<string, Tool>();
   for (const [name, tool] of tools) {
-    out.set(name, {
-      name: tool.name,
-      description: tool.description,
-      parameters: tool.parameters,
-      requires_approval: tool.requires_approval,
-      async call(args, ctx) {
-        const outcome = await tool.call(args, {
-          ...ctx,
-          emit: (event, value) => ctx.emit(scrub(event), scrub(value)),
-        });
-        return scrub(outcome);
-      },
-    });
+    out.set(
+      name,
+      wrapTool(tool, async (args, ctx) =>
+        scrub(
+          await tool.call(args, {
+            ...ctx,
+            emit: (event, value) => ctx.emit(scrub(event), scrub(value)),
+          }),
+        )),
+    );
   }
   return out;
 }
