@@ -199,14 +199,6 @@ export class RunService {
     })();
   }
 
-  /** Throws 409003 while the session has a running run (its conversation must not change). */
-  async assertSessionIdle(tenant: string, sessionId: string): Promise<void> {
-    const page = await this.#store.listRuns(tenant, sessionId, { statuses: ["running"] }, {
-      per_page: 1,
-    });
-    if (page.count > 0) throw errors.sessionBusy(sessionId);
-  }
-
   /**
    * Stops accepting runs, lets running ones finish within `graceMs`, then interrupts the rest with
    * their state persisted, and stops the background loops.

@@ -99,7 +99,9 @@ export interface Store {
   // Messages (the session's current conversation, in order)
   /**
    * Appends messages to an existing session (404001 otherwise), generating missing ids;
-   * a `message_id` already used in the session is an `ApiError` 409 (sub 5).
+   * a `message_id` already used in the session is an `ApiError` 409 (sub 5). While a run other
+   * than `runId` is running in the session it is 409003: the check and the write are one
+   * transaction, so a run starting meanwhile cannot slip between them.
    */
   appendMessages(
     tenant: string,
@@ -111,7 +113,7 @@ export interface Store {
   /** The whole conversation of a session, oldest first. */
   allMessages(tenant: string, sessionId: string): Promise<Message[]>;
   getMessage(tenant: string, sessionId: string, messageId: string): Promise<Message | null>;
-  /** True when a message was deleted. */
+  /** True when a message was deleted; 409003 (checked in the transaction) while a run is running. */
   deleteMessage(tenant: string, sessionId: string, messageId: string): Promise<boolean>;
   /**
    * Makes `messages` the session's conversation (used when a run forks from an earlier

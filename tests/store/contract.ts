@@ -345,6 +345,27 @@ async function contractSteps(t: Deno.TestContext, store: Store): Promise<void> {
     assert.deepEqual(await store.allMessages(tenant, "missing"), []);
   });
 
+  await t.step("messages: 409003 while another run is running, checked in the write", async () => {
+    const tenant = newTenant();
+    const run = await runningRun(tenant, "s");
+    // The running run itself may write its conversation.
+    await store.appendMessages(tenant, "s", [text("own", { message_id: "own" })], run.run_id);
+    await rejectsWith(store.appendMessages(tenant, "s", [text("x", { message_id: "x" })]), 409003);
+    await rejectsWith(
+      store.appendMessages(tenant, "s", [text("y")], "another-run"),
+      409003,
+    );
+    await rejectsWith(store.deleteMessage(tenant, "s", "own"), 409003);
+    assert.deepEqual((await store.allMessages(tenant, "s")).map((m) => m.message_id), ["own"]);
+    // An absent session is still 404001.
+    await rejectsWith(store.appendMessages(tenant, "missing", [text("z")]), 404001);
+
+    await store.finishRun(run.run_id, { status: "completed" });
+    await store.appendMessages(tenant, "s", [text("x", { message_id: "x" })]);
+    assert.equal(await store.deleteMessage(tenant, "s", "own"), true);
+    assert.deepEqual((await store.allMessages(tenant, "s")).map((m) => m.message_id), ["x"]);
+  });
+
   await t.step("messages: replaceMessages makes the list the conversation, in order", async () => {
     const tenant = newTenant();
     await store.createSession(tenant, { session_id: "s" });
@@ -776,7 +797,9 @@ async function contractSteps(t: Deno.TestContext, store: Store): Promise<void> {
       });
       saved.push(checkpoint);
       parent = checkpoint.checkpoint_id;
-      if (step === 0) await store.appendMessages(tenant, "s", [text("hi", { message_id: "m" })]);
+      if (step === 0) {
+        await store.appendMessages(tenant, "s", [text("hi", { message_id: "m" })], run.run_id);
+      }
     }
     assert.match(saved[0].checkpoint_id, /^[0-9a-f-]{36}$/);
     assert.deepEqual(saved[1], {
@@ -815,7 +838,12 @@ async function contractSteps(t: Deno.TestContext, store: Store): Promise<void> {
     const alice = newTenant();
     const bob = newTenant();
     const run = await runningRun(alice, "shared-name");
-    await store.appendMessages(alice, "shared-name", [text("secret", { message_id: "m" })]);
+    await store.appendMessages(
+      alice,
+      "shared-name",
+      [text("secret", { message_id: "m" })],
+      run.run_id,
+    );
     const checkpoint = await store.addCheckpoint(alice, {
       session_id: "shared-name",
       run_id: run.run_id,

@@ -182,6 +182,17 @@ export class PostgresStore implements Store {
     if (rows.length === 0) throw errors.sessionNotFound(sessionId);
   }
 
+  /**
+   * Throws 409003 when a run other than `runId` is running in the session: its conversation must
+   * not change under that run. Called after the session row is locked, so a run cannot start
+   * between this check and the write (`createRun` locks the same row first).
+   */
+  async #requireIdle(q: Query, tenant: string, sessionId: string, runId: string | null) {
+    const running = await q`SELECT 1 FROM runs WHERE tenant_id = ${tenant}
+      AND session_id = ${sessionId} AND status = 'running' AND run_id IS DISTINCT FROM ${runId}`;
+    if (running.length > 0) throw errors.sessionBusy(sessionId);
+  }
+
   async migrate(): Promise<void> {
     await this.#sql.begin(async (tx) => {
       // The advisory lock serialises concurrent starts, including `CREATE SCHEMA IF NOT EXISTS`,
@@ -248,9 +259,7 @@ export class PostgresStore implements Store {
       const [session] = await tx`SELECT seq FROM sessions
         WHERE tenant_id = ${tenant} AND session_id = ${sessionId} FOR UPDATE`;
       if (!session) throw errors.sessionNotFound(sessionId);
-      const running = await tx`SELECT 1 FROM runs WHERE tenant_id = ${tenant}
-        AND session_id = ${sessionId} AND status = 'running'`;
-      if (running.length > 0) throw errors.sessionBusy(sessionId);
+      await this.#requireIdle(tx, tenant, sessionId, null);
       await tx`DELETE FROM messages WHERE tenant_id = ${tenant} AND session_id = ${sessionId}`;
       await tx`DELETE FROM checkpoints WHERE tenant_id = ${tenant} AND session_id = ${sessionId}`;
       await tx`DELETE FROM runs WHERE tenant_id = ${tenant} AND session_id = ${sessionId}`;
@@ -306,6 +315,7 @@ export class PostgresStore implements Store {
       if (!await this.#touchSession(tx, tenant, sessionId, now)) {
         throw errors.sessionNotFound(sessionId);
       }
+      await this.#requireIdle(tx, tenant, sessionId, runId ?? null);
       const ids = rows.map((m) => m.message_id);
       const [taken] = await tx`SELECT message_id FROM messages WHERE tenant_id = ${tenant}
         AND session_id = ${sessionId} AND message_id = ANY(${ids}::text[]) LIMIT 1`;
@@ -340,6 +350,7 @@ export class PostgresStore implements Store {
   async deleteMessage(tenant: string, sessionId: string, messageId: string): Promise<boolean> {
     return await this.#sql.begin(async (tx) => {
       await this.#requireSession(tx, tenant, sessionId, true);
+      await this.#requireIdle(tx, tenant, sessionId, null);
       const deleted = await tx`DELETE FROM messages WHERE tenant_id = ${tenant}
         AND session_id = ${sessionId} AND message_id = ${messageId}`;
       if (deleted.count === 0) return false;

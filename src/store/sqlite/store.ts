@@ -212,6 +212,22 @@ export class SqliteStore implements Store {
     if (!found) throw errors.sessionNotFound(sessionId);
   }
 
+  /**
+   * Throws 409003 when a run other than `runId` is running in the session: its conversation must
+   * not change under that run. Called inside the write transaction, so no run can start between
+   * this check and the write.
+   */
+  #requireIdle(tenant: string, sessionId: string, runId: string | null): void {
+    const running = this.#get(
+      `SELECT 1 AS found FROM runs WHERE tenant_id = ? AND session_id = ? AND status = 'running'
+       AND run_id IS NOT ?`,
+      tenant,
+      sessionId,
+      runId,
+    );
+    if (running) throw errors.sessionBusy(sessionId);
+  }
+
   #runById(runId: string): Row | undefined {
     return this.#get(`SELECT ${RUN_COLUMNS} FROM runs WHERE run_id = ?`, runId);
   }
@@ -302,12 +318,7 @@ export class SqliteStore implements Store {
     return attempt(() => {
       this.#write(() => {
         this.#requireSession(tenant, sessionId);
-        const running = this.#get(
-          "SELECT 1 AS found FROM runs WHERE tenant_id = ? AND session_id = ? AND status = 'running'",
-          tenant,
-          sessionId,
-        );
-        if (running) throw errors.sessionBusy(sessionId);
+        this.#requireIdle(tenant, sessionId, null);
         for (const table of ["messages", "checkpoints", "runs", "sessions"]) {
           this.#run(
             `DELETE FROM ${table} WHERE tenant_id = ? AND session_id = ?`,
@@ -350,6 +361,7 @@ export class SqliteStore implements Store {
       const rows = newMessageRows(sessionId, messages, runId ?? null, now);
       this.#write(() => {
         if (!this.#touchSession(tenant, sessionId, now)) throw errors.sessionNotFound(sessionId);
+        this.#requireIdle(tenant, sessionId, runId ?? null);
         for (const m of rows) {
           const taken = this.#get(
             `SELECT 1 AS found FROM messages
@@ -415,6 +427,7 @@ export class SqliteStore implements Store {
     return attempt(() => {
       return this.#write(() => {
         this.#requireSession(tenant, sessionId);
+        this.#requireIdle(tenant, sessionId, null);
         const deleted = this.#run(
           "DELETE FROM messages WHERE tenant_id = ? AND session_id = ? AND message_id = ?",
           tenant,
