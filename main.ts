@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { parseArgs } from "node:util";
 import denoConfig from "./deno.json" with { type: "json" };
 import { type Config, ConfigError, loadConfig, maskSecrets } from "./src/config/mod.ts";
 
@@ -50,57 +51,56 @@ interface Parsed {
   flags: Map<string, string | true>;
 }
 
-/** Flags each command accepts, and whether they take a value. */
-const COMMAND_FLAGS: Record<string, Record<string, "value" | "switch">> = {
-  serve: { host: "value", port: "value", help: "switch" },
-  check: { help: "switch" },
-};
-const GLOBAL_FLAGS: Record<string, "value" | "switch"> = { help: "switch", version: "switch" };
-const SHORT_FLAGS: Record<string, string> = { h: "help", V: "version" };
+/** Every option of the command line; `node:util` `parseArgs` splits the arguments by them. */
+const OPTIONS = {
+  host: { type: "string" },
+  port: { type: "string" },
+  help: { type: "boolean", short: "h" },
+  version: { type: "boolean", short: "V" },
+} as const;
+type OptionName = keyof typeof OPTIONS;
 
-function parseArgs(args: string[]): Parsed {
+/** The options valid before any command and after every command. */
+const GLOBAL_OPTIONS: readonly OptionName[] = ["help", "version"];
+/** What each command accepts on top of the global options. */
+const COMMAND_OPTIONS: Record<string, readonly OptionName[]> = { serve: ["host", "port"] };
+
+/**
+ * Splits `args` with `parseArgs` (long and short options, `--opt=value`, `--`), then holds each
+ * option to the command it follows: the library cannot scope options to a command by itself.
+ */
+function parseCommandLine(args: string[]): Parsed {
+  const { tokens } = parseArgs({
+    args,
+    options: OPTIONS,
+    strict: false,
+    allowPositionals: true,
+    tokens: true,
+  });
   const parsed: Parsed = { positionals: [], flags: new Map() };
-  let onlyPositionals = false;
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i];
-    if (onlyPositionals || !arg.startsWith("-") || arg === "-") {
-      if (parsed.command === undefined) parsed.command = arg;
-      else parsed.positionals.push(arg);
+  for (const token of tokens) {
+    if (token.kind === "option-terminator") continue;
+    if (token.kind === "positional") {
+      if (parsed.command === undefined) parsed.command = token.value;
+      else parsed.positionals.push(token.value);
       continue;
     }
-    if (arg === "--") {
-      onlyPositionals = true;
-      continue;
-    }
-    let name: string;
-    let inline: string | undefined;
-    if (arg.startsWith("--")) {
-      const eq = arg.indexOf("=");
-      name = eq < 0 ? arg.slice(2) : arg.slice(2, eq);
-      inline = eq < 0 ? undefined : arg.slice(eq + 1);
-    } else {
-      const long = SHORT_FLAGS[arg.slice(1)];
-      if (!long) throw new UsageError(`unknown option ${arg}`);
-      name = long;
-    }
-    const known = parsed.command === undefined
-      ? GLOBAL_FLAGS
-      : { ...GLOBAL_FLAGS, ...COMMAND_FLAGS[parsed.command] };
-    const kind = known[name];
-    if (!kind) {
+    const name = token.name as OptionName;
+    const allowed = [...GLOBAL_OPTIONS, ...(COMMAND_OPTIONS[parsed.command ?? ""] ?? [])];
+    if (!allowed.includes(name)) {
       const where = parsed.command ? ` for ${parsed.command}` : "";
-      throw new UsageError(`unknown option --${name}${where}`);
+      throw new UsageError(`unknown option ${token.rawName}${where}`);
     }
-    if (kind === "switch") {
-      if (inline !== undefined) throw new UsageError(`option --${name} takes no value`);
+    if (OPTIONS[name].type === "boolean") {
+      if (token.value !== undefined) throw new UsageError(`option --${name} takes no value`);
       parsed.flags.set(name, true);
       continue;
     }
-    const value = inline ?? args[++i];
-    if (value === undefined || (inline === undefined && value.startsWith("--"))) {
+    // A missing value, or the next option taken as one (`--port --host x`).
+    if (token.value === undefined || (!token.inlineValue && token.value.startsWith("--"))) {
       throw new UsageError(`option --${name} needs a value`);
     }
-    parsed.flags.set(name, value);
+    parsed.flags.set(name, token.value);
   }
   return parsed;
 }
@@ -196,7 +196,7 @@ async function serve(parsed: Parsed): Promise<number> {
  */
 export async function runCli(args: string[]): Promise<number> {
   try {
-    const parsed = parseArgs(args);
+    const parsed = parseCommandLine(args);
     if (parsed.flags.has("version")) {
       console.log(VERSION);
       return 0;

@@ -191,6 +191,20 @@ Deno.test("cli: usage mistakes exit 2 without a stack trace", async () => {
   }
   const unknown = await cli(["frobnicate"], ROOT);
   assert.match(unknown.stderr, /unknown command "frobnicate"/);
+  const said: [string[], RegExp][] = [
+    [["serve", "--port"], /option --port needs a value/],
+    [["serve", "--port", "--host", "x"], /option --port needs a value/],
+    [["serve", "--verbose"], /unknown option --verbose for serve/],
+    [["check", "--host", "x"], /unknown option --host for check/],
+    [["--host", "x", "serve"], /unknown option --host\n/],
+    [["--help=yes"], /option --help takes no value/],
+  ];
+  for (const [args, message] of said) {
+    const result = await cli(args, ROOT);
+    assert.equal(result.code, 2);
+    assert.match(result.stderr, message, `agentd ${args.join(" ")}`);
+    assert.match(result.stderr, /Run "agentd --help" for usage/);
+  }
 });
 
 Deno.test("cli: serve listens where --host/--port say and stops cleanly on SIGTERM", async () => {
