@@ -9,7 +9,8 @@ import type { Store } from "../store/types.ts";
 import type { Tool } from "../tools/types.ts";
 import { wrapTool } from "../tools/wrap.ts";
 import type { AgentdMetrics } from "./agentd.ts";
-import { activeTraceIds, iterateInSpan, SpanStatus, type Tracer } from "./tracing.ts";
+import { SpanStatusCode } from "@opentelemetry/api";
+import { activeTraceIds, iterateInSpan, type Tracer } from "./tracing.ts";
 
 const seconds = (startedMs: number) => (performance.now() - startedMs) / 1000;
 
@@ -109,7 +110,7 @@ export function instrumentTools(
           try {
             const result = await tool.call(args, ctx);
             if (result.is_error) {
-              span.setStatus({ code: SpanStatus.Error, message: "the tool reported an error" });
+              span.setStatus({ code: SpanStatusCode.ERROR, message: "the tool reported an error" });
             } else {
               outcome = "ok";
             }
@@ -203,7 +204,7 @@ export function traceEngine(engine: BoundEngine, tracer: Tracer): BoundEngine {
           span.setAttribute("agentd.run.status", event.status);
           if (event.status === "failed") {
             span.setStatus({
-              code: SpanStatus.Error,
+              code: SpanStatusCode.ERROR,
               message: event.error?.message ?? "the run failed",
             });
           }

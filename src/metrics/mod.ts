@@ -1,7 +1,8 @@
 /**
  * Observability: agentd's Prometheus metrics (a registry of our own, one per app instance), the
  * wrappers that measure the services at their seams, the HTTP middleware and `/metrics` handler,
- * and custom OpenTelemetry spans through Deno's built-in integration. See docs/observability.md.
+ * and custom OpenTelemetry spans through `@opentelemetry/api` (exported by Deno's built-in OTel).
+ * See docs/observability.md.
  */
 export {
   Counter,
@@ -38,6 +39,5 @@ export {
   iterateInSpan,
   type OpenSpan,
   type SpanLike,
-  SpanStatus,
   type Tracer,
 } from "./tracing.ts";

@@ -1,24 +1,17 @@
 /**
- * Custom OpenTelemetry spans through Deno's built-in integration (`Deno.telemetry`), without the
- * `@opentelemetry/api` package: Deno exposes an OpenTelemetry-compatible tracer provider and
- * context manager. With `OTEL_DENO=true` our spans (`agentd.run`, `agentd.model.open`,
- * `agentd.tool.call`) join the trace of the HTTP request Deno already records and are exported
- * over OTLP; without it Deno refuses to start spans ("otel not initialized") and every helper
- * here runs its function plainly. See docs/observability.md.
+ * Custom OpenTelemetry spans through `@opentelemetry/api`, as Deno's guidance has it: with
+ * `OTEL_DENO=true` Deno registers its tracer provider and context manager with the API, so our
+ * spans (`agentd.run`, `agentd.model.open`, `agentd.tool.call`, `agentd.store.*`) join the trace
+ * of the HTTP request Deno already records and are exported over OTLP. Without it the API hands
+ * out non-recording spans and no context, so every helper here just runs its function. See
+ * docs/observability.md.
  */
+import { context, type Span, SpanStatusCode, trace } from "@opentelemetry/api";
 
-/** The part of an OpenTelemetry span we use. */
-export interface SpanLike {
-  setAttribute(key: string, value: string | number | boolean): void;
-  /** `code`: 0 unset, 1 ok, 2 error (OpenTelemetry's SpanStatusCode). */
-  setStatus(status: { code: 0 | 1 | 2; message?: string }): void;
-  end(): void;
-}
+/** The part of an OpenTelemetry span the wrappers use. */
+export type SpanLike = Pick<Span, "setAttribute" | "setStatus" | "end">;
 
-/** OpenTelemetry span status codes. */
-export const SpanStatus = { Unset: 0, Ok: 1, Error: 2 } as const;
-
-/** Span attributes. */
+/** Span attributes; undefined values are left out. */
 export type Attributes = Record<string, string | number | boolean | undefined>;
 
 /** A started span that can make itself the active one. */
@@ -29,7 +22,7 @@ export interface OpenSpan extends SpanLike {
   fail(err: unknown): void;
 }
 
-/** Starts our spans; a no-op when OpenTelemetry is off. */
+/** Starts our spans (non-recording ones when OpenTelemetry is off). */
 export interface Tracer {
   /** Starts a span (not yet active: use `run`); the caller ends it. */
   begin(name: string, attributes: Attributes): OpenSpan;
@@ -50,28 +43,6 @@ export interface Tracer {
   ): AsyncGenerator<T>;
 }
 
-/** Deno's OpenTelemetry context manager (typed `any` by Deno; the part we call). */
-interface ContextManager {
-  active(): { getValue(key: symbol): unknown };
-  with<T>(context: unknown, fn: () => T): T;
-}
-
-// The key under which OpenTelemetry (and Deno's implementation of it) keeps the active span.
-const SPAN_KEY = Symbol.for("OpenTelemetry Context Key SPAN");
-
-const noopSpan: OpenSpan = {
-  setAttribute() {},
-  setStatus() {},
-  end() {},
-  run: (fn) => fn(),
-  fail() {},
-};
-
-function telemetry(): { tracerProvider: unknown; contextManager: ContextManager } | undefined {
-  // Absent on runtimes without Deno's OpenTelemetry integration.
-  return "telemetry" in Deno ? Deno.telemetry : undefined;
-}
-
 function clean(attributes: Attributes): Record<string, string | number | boolean> {
   const out: Record<string, string | number | boolean> = {};
   for (const [k, v] of Object.entries(attributes)) if (v !== undefined) out[k] = v;
@@ -80,15 +51,10 @@ function clean(attributes: Attributes): Record<string, string | number | boolean
 
 /** The trace and span id of the active span, for log correlation; undefined without one. */
 export function activeTraceIds(): { trace_id: string; span_id: string } | undefined {
-  try {
-    const span = telemetry()?.contextManager.active().getValue(SPAN_KEY) as
-      | { spanContext?: () => { traceId: string; spanId: string } }
-      | undefined;
-    const ctx = span?.spanContext?.();
-    return ctx && ctx.traceId ? { trace_id: ctx.traceId, span_id: ctx.spanId } : undefined;
-  } catch {
-    return undefined;
-  }
+  const ctx = trace.getActiveSpan()?.spanContext();
+  return ctx && trace.isSpanContextValid(ctx)
+    ? { trace_id: ctx.traceId, span_id: ctx.spanId }
+    : undefined;
 }
 
 /**
@@ -117,37 +83,21 @@ export async function* iterateInSpan<T>(
   }
 }
 
-/** A tracer named `agentd` on Deno's tracer provider; spans are off until Deno's OTel is on. */
+/** A tracer named `agentd` from the global OpenTelemetry API (Deno's provider when it is on). */
 export function createTracer(version = "0"): Tracer {
-  const otel = telemetry();
-  // deno-lint-ignore no-explicit-any
-  const tracer: any = (otel?.tracerProvider as any)?.getTracer?.("agentd", version);
-  let disabled = !tracer;
+  const tracer = trace.getTracer("agentd", version);
 
   const begin = (name: string, attributes: Attributes): OpenSpan => {
-    if (disabled) return noopSpan;
-    let started: { span: SpanLike; context: unknown };
-    try {
-      // startActiveSpan hands back the context in which the new span is the active one.
-      started = tracer.startActiveSpan(
-        name,
-        { attributes: clean(attributes) },
-        (span: SpanLike) => ({ span, context: otel!.contextManager.active() }),
-      );
-    } catch {
-      // "otel not initialized": OTEL_DENO is not set. Decided once for the process.
-      disabled = true;
-      return noopSpan;
-    }
-    const { span, context } = started;
+    const span = tracer.startSpan(name, { attributes: clean(attributes) });
+    const active = trace.setSpan(context.active(), span);
     return {
       setAttribute: (key, value) => span.setAttribute(key, value),
       setStatus: (status) => span.setStatus(status),
       end: () => span.end(),
-      run: (fn) => otel!.contextManager.with(context, fn),
+      run: (fn) => context.with(active, fn),
       fail: (err) =>
         span.setStatus({
-          code: SpanStatus.Error,
+          code: SpanStatusCode.ERROR,
           message: String((err as Error)?.message ?? err),
         }),
     };
