@@ -3,7 +3,7 @@
  * repository at run time. `deno compile` embeds the static module graph (migrations and playground
  * are TypeScript modules imported statically; the JS tool Worker starts from a `data:` URL; the
  * Python runner is passed with `python3 -c`) and the npm packages of the graph, whole (so
- * `@cdktf/hcl2json` finds its `main.wasm.gz`). These tests keep it that way:
+ * `@cdktn/hcl2json` finds its `main.wasm.gz`). These tests keep it that way:
  *
  * - no source reads a file, resolves `import.meta.url` or imports a computed specifier at run time,
  *   except the allowlisted reads of user files (the manifest, tool modules);
@@ -172,8 +172,8 @@ Deno.test("what the program loads is in the module graph or in --include", async
 
   // hcl2json reads main.wasm.gz next to its code with fs at run time: deno compile embeds the
   // npm packages of the graph as whole folders, so the file must be in the package.
-  const hcl = Object.values(graph.npmPackages).find((p) => p.name === "@cdktf/hcl2json");
-  assert.ok(hcl?.localPath, "@cdktf/hcl2json is in the graph");
+  const hcl = Object.values(graph.npmPackages).find((p) => p.name === "@cdktn/hcl2json");
+  assert.ok(hcl?.localPath, "@cdktn/hcl2json is in the graph");
   assert.ok((await Deno.stat(join(hcl.localPath, "main.wasm.gz"))).isFile);
 });
 
@@ -200,7 +200,7 @@ Deno.test("the compile task embeds the graph (runtime binary stood in by this de
     const text = new TextDecoder().decode(result.stdout) + new TextDecoder().decode(result.stderr);
     assert.ok(result.success, text);
     const listing = text.slice(text.indexOf("Embedded Files"));
-    for (const part of ["main.ts", "deno.json", "migrations", "@cdktf/hcl2json", "postgres"]) {
+    for (const part of ["main.ts", "deno.json", "migrations", "@cdktn/hcl2json", "postgres"]) {
       assert.ok(listing.includes(part), `${part} is embedded:\n${listing}`);
     }
     // Test-only packages stay out (--exclude-unused-npm).

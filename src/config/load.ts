@@ -5,7 +5,7 @@
  * Every failure a user can cause becomes a `ConfigError` carrying one human line per problem
  * (`file:line:col: ...` for syntax, `dotted.path: ...` for content), so the CLI never shows a stack.
  */
-import { parse as parseHclText } from "@cdktf/hcl2json";
+import { parse as parseHclText } from "@cdktn/hcl2json";
 import { dirname, isAbsolute, resolve } from "node:path";
 import type { z } from "zod";
 import { type Config, type Manifest, ManifestSchema } from "./schema.ts";

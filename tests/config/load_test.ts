@@ -480,6 +480,18 @@ Deno.test("HCL syntax errors are reported as file:line:col, one line each", asyn
   // `${env.X:-default}` is shielded from HCL, so columns after it on the line are still right.
   const shifted = await problems(hcl(`agent {\n  name = "\${env.A:-b}" x\n}\n`));
   assert.match(shifted[0], /^agent\.hcl:2:24: /);
+  // The start of a range, also a range inside the detail and a range that ends on another line.
+  assert.deepEqual(await problems(hcl(`agent {\n name = "x"\n`)), [
+    "agent.hcl:1:7: Unclosed configuration block; There is no closing brace for this block " +
+    "before the end of the file. This may be caused by incorrect brace nesting elsewhere in " +
+    "this file.",
+  ]);
+  assert.deepEqual(await problems(hcl(`a = 1\na = 2\n`)), [
+    'agent.hcl:2:1: Attribute redefined; The argument "a" was already set at agent.hcl:1:1. ' +
+    "Each argument may be set only once.",
+  ]);
+  const unterminated = await problems(hcl(`x = <<EOT\nhello\n`));
+  assert.match(unterminated[0], /^agent\.hcl:3:1: Unterminated template string; /);
 });
 
 Deno.test("JSON syntax errors carry line and column", async () => {
