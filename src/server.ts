@@ -3,8 +3,11 @@
  * service) and serves the app with `Deno.serve`. Used by `main.ts serve` and by the tests, which
  * start many independent servers in one process.
  */
-import type { Config } from "./config/schema.ts";
+import type { Config, Manifest } from "./config/schema.ts";
 import { createApp } from "./http/app.ts";
+import type { AddOn } from "./http/kit/mod.ts";
+import { agUiAddOn } from "./protocols/ag_ui/mod.ts";
+import { a2aAddOn } from "./protocols/a2a/mod.ts";
 import { createLogger, type Logger, withSecrets } from "./log.ts";
 import { secretScrubber, secretValues } from "./secrets.ts";
 import { openStore, type Store } from "./store/mod.ts";
@@ -91,6 +94,15 @@ export function checkRuntime(config: Config, env: Record<string, string>): strin
   return problems;
 }
 
+/** The protocol add-ons the manifest's `http_server { protocol { ... } }` block switches on. */
+export function protocolAddOns(manifest: Manifest): AddOn[] {
+  const protocol = manifest.http_server?.protocol;
+  const addOns: AddOn[] = [];
+  if (protocol?.ag_ui) addOns.push(agUiAddOn(protocol.ag_ui));
+  if (protocol?.a2a) addOns.push(a2aAddOn(protocol.a2a));
+  return addOns;
+}
+
 /** Opens every service the configuration names and serves the HTTP API. */
 export async function startServer(
   config: Config,
@@ -165,7 +177,7 @@ export async function startServer(
     });
     await runs.open();
     metrics.runsActive.collectWith(() => metrics.runsActive.set(undefined, runs.activeCount));
-    const app = createApp({ config, store, runs, log, metrics });
+    const app = createApp({ config, store, runs, log, metrics }, protocolAddOns(config.manifest));
     const server = Deno.serve({
       hostname: options.host ?? http.host,
       port: options.port ?? http.port,

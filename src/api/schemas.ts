@@ -167,6 +167,24 @@ export const RunRequestSchema = z.object({
   tools: z.array(ToolDefinitionSchema).nullish(),
 }).strict();
 
+/** An RFC 6902 JSON Patch operation (spec: PatchOperation), discriminated by `op`. */
+export const PatchOperationSchema = z.discriminatedUnion("op", [
+  z.object({
+    op: z.enum(["add", "replace", "test"]),
+    path: z.string().describe("JSON Pointer"),
+    value: z.unknown(),
+  }),
+  z.object({ op: z.literal("remove"), path: z.string().describe("JSON Pointer") }),
+  z.object({
+    op: z.enum(["move", "copy"]),
+    from: z.string().describe("JSON Pointer"),
+    path: z.string().describe("JSON Pointer"),
+  }),
+]);
+
+/** An RFC 6902 JSON Patch operation. */
+export type PatchOperation = z.infer<typeof PatchOperationSchema>;
+
 /** Response of `POST /v1/runs/start`. */
 export const RunStartedSchema = z.object({ run_id: z.string(), session_id: z.string() });
 

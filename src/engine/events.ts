@@ -8,25 +8,12 @@
  * cannot drift from what the engine emits.
  */
 import { z } from "zod";
-import { MessageSchema, RunErrorSchema, RunStatusSchema } from "../api/schemas.ts";
-
-/** An RFC 6902 JSON Patch operation (spec: PatchOperation), discriminated by `op`. */
-export const PatchOperationSchema = z.discriminatedUnion("op", [
-  z.object({
-    op: z.enum(["add", "replace", "test"]),
-    path: z.string().describe("JSON Pointer"),
-    value: z.unknown(),
-  }),
-  z.object({ op: z.literal("remove"), path: z.string().describe("JSON Pointer") }),
-  z.object({
-    op: z.enum(["move", "copy"]),
-    from: z.string().describe("JSON Pointer"),
-    path: z.string().describe("JSON Pointer"),
-  }),
-]);
-
-/** An RFC 6902 JSON Patch operation. */
-export type PatchOperation = z.infer<typeof PatchOperationSchema>;
+import {
+  MessageSchema,
+  PatchOperationSchema,
+  RunErrorSchema,
+  RunStatusSchema,
+} from "../api/schemas.ts";
 
 const StepName = z.enum(["model", "tools"]);
 
@@ -139,4 +126,13 @@ export function makeEvent<K extends RunEventKind>(
   // Sub-millisecond wall-clock time: latency between replicas is measured from these stamps.
   const timestamp = (performance.timeOrigin + performance.now()) / 1000;
   return { kind, timestamp, ...payload } as unknown as RunEventOf<K>;
+}
+
+/**
+ * Marks the end of a re-attach stream that did not end with `run_finished`: live delivery was lost
+ * (the subscriber fell behind its capacity, or the pub/sub transport went away). Part of the
+ * stream contract every encoder handles.
+ */
+export interface EndNotice {
+  notice: "subscriber_overflow" | "transport_lost";
 }

@@ -15,7 +15,7 @@
  */
 export { type BoundEngine, createEngine, type EnginePlan } from "./engine.ts";
 export { activeCapabilities, prepareRun, serverTools, systemPrompt } from "./prepare.ts";
-export { loadStart } from "./start.ts";
+export { loadStart, waitingToolCalls } from "./start.ts";
 export { runAgent } from "./run.ts";
 export { applyStateUpdate } from "./state.ts";
 export { ResumePayloadSchema } from "./types.ts";
@@ -32,10 +32,4 @@ export type {
   StartState,
 } from "./types.ts";
 export { makeEvent } from "./events.ts";
-export type {
-  PatchOperation,
-  RunEvent,
-  RunEventKind,
-  RunEventOf,
-  RunEventPayloads,
-} from "./events.ts";
+export type { EndNotice, RunEvent, RunEventKind, RunEventOf, RunEventPayloads } from "./events.ts";

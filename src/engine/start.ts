@@ -51,15 +51,12 @@ export async function loadStart(
   }
 
   let pending: PendingToolCall[] = [];
-  const stored = (checkpoint?.state.pending_tool_calls ?? []).flatMap(asPending);
+  const stored = checkpoint?.state.pending_tool_calls ?? [];
   if (stored.length > 0) {
-    // A pending call only counts while the conversation still holds the assistant's call and no
-    // answer to it: the messages API may have deleted the call or added its tool message since.
     const messages: Message[] = fork
       ? checkpoint!.state.messages
       : await store.allMessages(tenant_id, session_id);
-    const open = new Set(unansweredToolCalls(messages).map((c) => c.id));
-    pending = stored.filter((p) => open.has(p.tool_call_id));
+    pending = waitingToolCalls(stored, messages);
   }
 
   return {
@@ -158,6 +155,20 @@ export function answerPending(
     call,
     answer: answers.get(call.tool_call_id) ?? { kind: "unanswered" },
   }));
+}
+
+/**
+ * The one rule for which of a checkpoint's pending tool calls still wait: a pending call only
+ * counts while the conversation still holds the assistant's call and no answer to it (the
+ * messages API may have deleted the call or added its tool message since). Malformed stored
+ * entries are dropped.
+ */
+export function waitingToolCalls(
+  stored: readonly Record<string, unknown>[],
+  messages: Message[],
+): PendingToolCall[] {
+  const open = new Set(unansweredToolCalls(messages).map((c) => c.id));
+  return stored.flatMap(asPending).filter((p) => open.has(p.tool_call_id));
 }
 
 /** Reads one stored pending call; anything malformed is dropped rather than failing runs. */

@@ -3,7 +3,8 @@
  * change as the events clients use to mirror it.
  */
 import jsonpatch from "fast-json-patch";
-import { makeEvent, type PatchOperation, type RunEvent } from "./events.ts";
+import type { PatchOperation } from "../api/schemas.ts";
+import { makeEvent, type RunEvent } from "./events.ts";
 import type { StateUpdate } from "../tools/types.ts";
 
 /** Agent state: the `context` object, or null when the session has none. */

@@ -1,50 +1,28 @@
 /**
  * The Hono application: middleware (request id, logging, tenant, errors), the native `/v1` routes
- * and the protocol add-ons, built from the services it is given — no global state, so tests run
- * many independent apps in one process.
+ * and the protocol add-ons it is handed, built from the services it is given — no global state, so
+ * tests run many independent apps in one process.
  */
 import { Hono } from "hono";
-import type { Config } from "../config/schema.ts";
-import { ApiError, errors } from "../errors.ts";
-import { type Logger, withLogContext } from "../log.ts";
-import { type AgentdMetrics, httpMetrics, metricsHandler } from "../metrics/mod.ts";
-import type { Store } from "../store/types.ts";
-import type { RunService } from "../runs/service.ts";
+import { methodNotAllowed } from "hono/method-not-allowed";
+import { errors } from "../errors.ts";
+import { withLogContext } from "../log.ts";
+import { httpMetrics, metricsHandler } from "../metrics/mod.ts";
 import { ClientIdSchema } from "../api/schemas.ts";
 import { v1Routes } from "./v1/mod.ts";
-import { apiKeyAuth, type ApiKeyIdentity } from "./auth.ts";
+import { apiKeyAuth } from "./kit/auth.ts";
+import type { AddOn } from "./kit/addon.ts";
+import type { AppEnv, AppServices } from "./kit/env.ts";
+import { errorResponse } from "./kit/errors.ts";
 import { docsRoutes } from "./openapi/mod.ts";
-import { agUiRoutes } from "../protocols/ag_ui/mod.ts";
-import { a2aRoutes, a2aWellKnownRoutes } from "../protocols/a2a/mod.ts";
 import { playgroundRoutes } from "./playground/mod.ts";
-
-/** What the routes need. */
-export interface AppServices {
-  config: Config;
-  store: Store;
-  runs: RunService;
-  log: Logger;
-  /** Prometheus metrics: counted by a middleware and served at `GET /metrics` when given. */
-  metrics?: AgentdMetrics;
-}
-
-/** Per-request values the middleware sets. */
-export interface AppEnv {
-  Variables: {
-    requestId: string;
-    tenant: string;
-    services: AppServices;
-    /** The API key the request authenticated with (API keys on, non-public routes). */
-    apiKey: ApiKeyIdentity | undefined;
-  };
-}
 
 const REQUEST_ID = /^[A-Za-z0-9._:\-]{1,128}$/;
 
 const PROBE_PATHS = new Set(["/healthz", "/readyz", "/metrics"]);
 
-/** Builds the application for one set of services. */
-export function createApp(services: AppServices): Hono<AppEnv> {
+/** Builds the application for one set of services and the add-ons the manifest switches on. */
+export function createApp(services: AppServices, addOns: readonly AddOn[] = []): Hono<AppEnv> {
   const { config, log } = services;
   const defaultTenant = config.manifest.runtime.default_tenant_id;
   const app = new Hono<AppEnv>();
@@ -71,14 +49,22 @@ export function createApp(services: AppServices): Hono<AppEnv> {
   });
 
   if (services.metrics) {
-    const protocols = config.manifest.http_server?.protocol;
-    app.use(
-      "*",
-      httpMetrics(services.metrics, { ag_ui: protocols?.ag_ui?.path, a2a: protocols?.a2a?.path }),
-    );
+    app.use("*", httpMetrics(services.metrics, addOns));
   }
 
-  app.use("*", apiKeyAuth(config.manifest, log));
+  app.use("*", apiKeyAuth(config.manifest, log, addOns.flatMap((a) => a.publicPaths)));
+
+  // A path some route serves, asked with another method: 405 with `Allow` instead of 404.
+  app.use(
+    "*",
+    methodNotAllowed({
+      app,
+      onMethodNotAllowed: (c, methods) => {
+        const err = errors.methodNotAllowed(c.req.method, c.req.path);
+        return c.json(err.toBody(), 405, { allow: methods.toSorted().join(", ") });
+      },
+    }),
+  );
 
   app.use("*", async (c, next) => {
     const header = c.req.header("x-tenant-id");
@@ -115,63 +101,18 @@ export function createApp(services: AppServices): Hono<AppEnv> {
     return c.json({ status: "ready", store: services.store.kind });
   });
 
-  app.route("/", docsRoutes());
+  app.route("/", docsRoutes(addOns));
   app.route("/v1", v1Routes());
   app.route("/", playgroundRoutes());
-  const protocol = config.manifest.http_server?.protocol;
-  if (protocol?.ag_ui) app.route(protocol.ag_ui.path, agUiRoutes());
-  if (protocol?.a2a) {
-    app.route(protocol.a2a.path, a2aRoutes());
-    // The root card, for clients that discover from the host; the base path card stays canonical.
-    if (protocol.a2a.path.replace(/\/+$/, "") !== "") app.route("/", a2aWellKnownRoutes());
+  for (const addOn of addOns) {
+    app.route(addOn.basePath || "/", addOn.routes);
+    if (addOn.rootRoutes) app.route("/", addOn.rootRoutes);
   }
 
   app.notFound((c) => {
-    const allowed = allowedMethods(app, c.req.path);
-    const err = allowed.length > 0
-      ? errors.methodNotAllowed(c.req.method, c.req.path)
-      : errors.routeNotFound(c.req.method, c.req.path);
-    if (allowed.length > 0) c.header("allow", allowed.join(", "));
-    return c.json(err.toBody(), err.status as 404);
+    const err = errors.routeNotFound(c.req.method, c.req.path);
+    return c.json(err.toBody(), 404);
   });
-
-  app.onError((err, c) => {
-    if (err instanceof ApiError) return c.json(err.toBody(), err.status as 400);
-    log.error("unhandled error", {
-      request_id: c.get("requestId"),
-      error: (err as Error)?.stack ?? String(err),
-    });
-    const internal = errors.internal();
-    return c.json(internal.toBody(), 500);
-  });
-
+  app.onError((err, c) => errorResponse(c, err));
   return app;
-}
-
-/** Methods that some route serves at `path` (for 405 with `Allow`). */
-function allowedMethods(app: Hono<AppEnv>, path: string): string[] {
-  const methods = new Set<string>();
-  for (const route of app.routes) {
-    if (route.method === "ALL") continue;
-    if (routePattern(route.path).test(path)) methods.add(route.method);
-  }
-  return [...methods].sort();
-}
-
-const patternCache = new Map<string, RegExp>();
-
-function routePattern(path: string): RegExp {
-  let re = patternCache.get(path);
-  if (!re) {
-    const body = path.split("/").map((seg) =>
-      seg.startsWith(":")
-        ? "[^/]+"
-        : seg === "*"
-        ? ".*"
-        : seg.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
-    ).join("/");
-    re = new RegExp(`^${body}/?$`);
-    patternCache.set(path, re);
-  }
-  return re;
 }

@@ -4,24 +4,18 @@
  */
 import type { Context, MiddlewareHandler } from "hono";
 import { routePath } from "hono/route";
-import type { AgentdMetrics, StreamKind } from "./agentd.ts";
+import type { AgentdMetrics } from "./agentd.ts";
 import { PROMETHEUS_CONTENT_TYPE } from "./registry.ts";
 
-/** Base paths of the protocol add-ons, to tell their streams apart. */
-export interface StreamPaths {
-  ag_ui?: string;
-  a2a?: string;
-}
+/** The protocol add-ons by name and base path, to tell their streams apart. */
+export type StreamPaths = readonly { name: string; basePath: string }[];
 
-/** The kind of an SSE stream from the request path. */
-export function streamKind(path: string, paths: StreamPaths): StreamKind {
-  const under = (base?: string) =>
-    base !== undefined && (path === base || path.startsWith(base + "/"));
+/** The kind of an SSE stream from the request path: native, an add-on's name, or `other`. */
+export function streamKind(path: string, addOns: StreamPaths): string {
   if (/^\/v1\/runs\/[^/]+\/events\/?$/.test(path)) return "reattach";
   if (/^\/v1\/runs\/?$/.test(path)) return "attached";
-  if (under(paths.ag_ui)) return "ag_ui";
-  if (under(paths.a2a)) return "a2a";
-  return "other";
+  const addOn = addOns.find((a) => path === a.basePath || path.startsWith(a.basePath + "/"));
+  return addOn?.name ?? "other";
 }
 
 /** The route pattern that answered (`/v1/runs/:run_id`), or `unmatched` for a 404 route. */
@@ -35,7 +29,7 @@ function routeLabel(c: Context): string {
  * and, for SSE responses, holds `agentd_streams_open{kind}` up while the stream is open: the body
  * is passed through a stream that notices its end and the client going away.
  */
-export function httpMetrics(metrics: AgentdMetrics, paths: StreamPaths): MiddlewareHandler {
+export function httpMetrics(metrics: AgentdMetrics, addOns: StreamPaths): MiddlewareHandler {
   return async (c, next) => {
     const started = performance.now();
     await next();
@@ -45,7 +39,7 @@ export function httpMetrics(metrics: AgentdMetrics, paths: StreamPaths): Middlew
     metrics.httpDuration.observe({ method, route }, (performance.now() - started) / 1000);
     const type = c.res.headers.get("content-type") ?? "";
     if (type.startsWith("text/event-stream") && c.res.body) {
-      const kind = streamKind(c.req.path, paths);
+      const kind = streamKind(c.req.path, addOns);
       metrics.streamsOpen.inc({ kind });
       c.res = whileOpen(c.res, () => metrics.streamsOpen.dec({ kind }));
     }

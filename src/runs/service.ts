@@ -4,14 +4,15 @@
  * across replicas, and keeps no zombie runs (heartbeats, a sweeper, graceful shutdown).
  */
 import { type Clock, systemClock } from "../clock.ts";
-import type { RunRequest } from "../api/schemas.ts";
+import type { Run, RunRequest } from "../api/schemas.ts";
 import type { Config } from "../config/schema.ts";
 import { errors } from "../errors.ts";
-import { makeEvent, type RunEvent, type RunEventOf } from "../engine/events.ts";
+import { type EndNotice, makeEvent, type RunEvent, type RunEventOf } from "../engine/events.ts";
 import type { Logger } from "../log.ts";
 import type { PubSub } from "../pubsub/types.ts";
 import type { RunOutcome, Store } from "../store/types.ts";
 import { AsyncQueue } from "./queue.ts";
+import { type RunState, runState, type SessionState, sessionState } from "./reads.ts";
 
 /** What the engine must offer the run service. */
 export interface Engine {
@@ -199,6 +200,21 @@ export class RunService {
     })();
   }
 
+  /** A run of the tenant, or null. */
+  getRun(tenant: string, runId: string): Promise<Run | null> {
+    return this.#store.getRun(tenant, runId);
+  }
+
+  /** What a session holds now (conversation, latest checkpoint, waiting calls), or null. */
+  sessionState(tenant: string, sessionId: string): Promise<SessionState | null> {
+    return sessionState(this.#store, tenant, sessionId);
+  }
+
+  /** What a run left behind (its messages, its context), or null. */
+  runState(tenant: string, runId: string): Promise<RunState | null> {
+    return runState(this.#store, tenant, runId);
+  }
+
   /**
    * Stops accepting runs, lets running ones finish within `graceMs`, then interrupts the rest with
    * their state persisted, and stops the background loops.
@@ -377,9 +393,4 @@ export class RunService {
       this.#polling = false;
     }
   }
-}
-
-/** Marks the end of a re-attach stream that did not end with `run_finished`. */
-export interface EndNotice {
-  notice: "subscriber_overflow" | "transport_lost";
 }

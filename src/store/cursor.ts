@@ -5,7 +5,7 @@
  * (an offset would).
  */
 import type { Page } from "../api/schemas.ts";
-import { errors } from "../errors.ts";
+import { errors } from "./errors.ts";
 import type { PageQuery } from "./types.ts";
 
 /** The version tag inside every cursor, so the format can change without misreading old ones. */
@@ -19,15 +19,11 @@ export function encodeCursor(seq: number): string {
 
 /**
  * Decodes `page` to the `seq` after which the page starts (0 when absent); anything that is not
- * one of our cursors is an `ApiError` 422 on the `page` field.
+ * one of our cursors is a `StoreError` `invalid_cursor` (the API answers 422 on `page`).
  */
 export function decodeCursor(page: string | null | undefined): number {
   if (page === undefined || page === null) return 0;
-  const invalid = () =>
-    errors.validation([{
-      field: "page",
-      errors: [{ code: "cursor", message: "not a cursor returned as next_page by this list" }],
-    }]);
+  const invalid = errors.invalidCursor;
   if (!/^[A-Za-z0-9_-]+$/.test(page)) throw invalid();
   let text: string;
   try {
@@ -46,11 +42,9 @@ export function decodeCursor(page: string | null | undefined): number {
  * how many rows to fetch (one more than the page, to learn whether another page follows).
  */
 export function pageWindow(page: PageQuery): { after: number; limit: number } {
+  // The API validates `per_page` before any store call: anything else is a bug of the caller.
   if (!Number.isInteger(page.per_page) || page.per_page < 1) {
-    throw errors.validation([{
-      field: "per_page",
-      errors: [{ code: "range", message: "must be a positive integer", params: { min: 1 } }],
-    }]);
+    throw new RangeError(`per_page must be a positive integer, got ${page.per_page}`);
   }
   return { after: decodeCursor(page.page), limit: page.per_page + 1 };
 }

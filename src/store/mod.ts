@@ -17,6 +17,7 @@ export type {
   Store,
 } from "./types.ts";
 export { decodeCursor, encodeCursor } from "./cursor.ts";
+export { StoreError, type StoreErrorKind } from "./errors.ts";
 
 /** Where the store lives: a SQLite file (or `:memory:`) or a PostgreSQL database and schema. */
 export type StoreOptions =

@@ -12,7 +12,7 @@ import type {
   RunStatus,
   Session,
 } from "../api/schemas.ts";
-import { errors } from "../errors.ts";
+import { errors } from "./errors.ts";
 
 /** A session row. */
 export interface SessionRow {

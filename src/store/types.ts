@@ -1,7 +1,8 @@
 /**
  * The Store seam: everything durable (sessions, messages, runs, checkpoints), tenant-scoped.
  * Two implementations: SQLite (`node:sqlite`, the embedded default) and PostgreSQL (`postgres`).
- * Both pass the one contract suite in tests/store/contract.ts.
+ * Both pass the one contract suite in tests/store/contract.ts. Client mistakes are thrown as
+ * `StoreError`s (./errors.ts), never as HTTP errors.
  */
 import type {
   Checkpoint,
@@ -18,7 +19,7 @@ import type {
 /** Paging of a list call: page size and the opaque cursor from a previous page. */
 export interface PageQuery {
   per_page: number;
-  /** `next_page` of the previous page; a cursor the store cannot decode is an ApiError 422. */
+  /** `next_page` of the previous page; one the store cannot decode is `invalid_cursor`. */
   page?: string | null;
 }
 
@@ -83,7 +84,7 @@ export interface Store {
   close(): Promise<void>;
 
   // Sessions
-  /** Creates a session; `ApiError` 409001 when the id exists in the tenant. */
+  /** Creates a session; `StoreError` `session_exists` when the id exists in the tenant. */
   createSession(
     tenant: string,
     input: { session_id?: string | null; metadata?: Record<string, unknown> | null },
@@ -91,16 +92,16 @@ export interface Store {
   getSession(tenant: string, sessionId: string): Promise<Session | null>;
   listSessions(tenant: string, page: PageQuery): Promise<Page<Session>>;
   /**
-   * Deletes a session with its messages, runs and checkpoints. `ApiError` 404001 when absent,
-   * 409003 while one of its runs is running.
+   * Deletes a session with its messages, runs and checkpoints. `StoreError` `session_not_found`
+   * when absent, `session_busy` while one of its runs is running.
    */
   deleteSession(tenant: string, sessionId: string): Promise<void>;
 
   // Messages (the session's current conversation, in order)
   /**
-   * Appends messages to an existing session (404001 otherwise), generating missing ids;
-   * a `message_id` already used in the session is an `ApiError` 409 (sub 5). While a run other
-   * than `runId` is running in the session it is 409003: the check and the write are one
+   * Appends messages to an existing session (`session_not_found` otherwise), generating missing
+   * ids; a `message_id` already used in the session is `message_exists`. While a run other than
+   * `runId` is running in the session it is `session_busy`: the check and the write are one
    * transaction, so a run starting meanwhile cannot slip between them.
    */
   appendMessages(
@@ -113,7 +114,10 @@ export interface Store {
   /** The whole conversation of a session, oldest first. */
   allMessages(tenant: string, sessionId: string): Promise<Message[]>;
   getMessage(tenant: string, sessionId: string, messageId: string): Promise<Message | null>;
-  /** True when a message was deleted; 409003 (checked in the transaction) while a run is running. */
+  /**
+   * True when a message was deleted; `session_busy` (checked in the transaction) while a run is
+   * running.
+   */
   deleteMessage(tenant: string, sessionId: string, messageId: string): Promise<boolean>;
   /**
    * Makes `messages` the session's conversation (used when a run forks from an earlier
@@ -123,8 +127,9 @@ export interface Store {
 
   // Runs
   /**
-   * Inserts a running run; the session must exist unless `create_session`. `ApiError` 409002 when the run id exists
-   * (in any tenant), 409003 when the session already has a running run.
+   * Inserts a running run; the session must exist unless `create_session`. `StoreError`
+   * `run_exists` when the run id exists (in any tenant), `session_busy` when the session already
+   * has a running run.
    */
   createRun(tenant: string, run: NewRun): Promise<Run>;
   getRun(tenant: string, runId: string): Promise<Run | null>;

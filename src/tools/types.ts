@@ -1,7 +1,7 @@
 /**
  * The tool seam: a server-side tool call with its live context, and what it gives back.
  */
-import type { PatchOperation } from "../engine/events.ts";
+import type { PatchOperation } from "../api/schemas.ts";
 
 /** What a tool sees while it runs. */
 export interface ToolCallContext {

@@ -1,10 +1,11 @@
 /**
  * The one assertion for the spec's error bodies (docs/errors.md), for an HTTP response and for an
- * `ApiError` thrown in process: the generic `{code, message}` shape (no stack, no SQL) or the
- * validation shape `{code: 422000, fields: [...]}`.
+ * error thrown in process (an `ApiError`, or a `StoreError` as the HTTP edge answers it): the
+ * generic `{code, message}` shape (no stack, no SQL) or the validation shape
+ * `{code: 422000, fields: [...]}`.
  */
 import assert from "node:assert/strict";
-import { ApiError } from "../../src/errors.ts";
+import { apiErrorOf } from "../../src/http/kit/mod.ts";
 
 /** What to expect beyond the code. */
 export interface ErrorExpectation {
@@ -23,7 +24,8 @@ export interface ErrorBody {
 
 /**
  * Asserts that `target` is the error of `code`: a `Response` (status `code / 1000`, JSON, the
- * spec's body) or a promise or function that rejects with that `ApiError`. Returns the body.
+ * spec's body) or a promise or function that rejects with an error the API answers with `code`.
+ * Returns the body.
  */
 export async function assertError(
   target: Response | Promise<unknown> | (() => unknown),
@@ -48,9 +50,10 @@ export async function assertError(
   } catch (error) {
     caught = error;
   }
-  assert.ok(caught instanceof ApiError, `expected ApiError ${code}, got ${caught}`);
-  assert.equal(caught.status, Math.floor(code / 1000));
-  return checkBody(caught.toBody(), code, expected);
+  const answer = apiErrorOf(caught);
+  assert.ok(answer, `expected an error the API answers ${code}, got ${caught}`);
+  assert.equal(answer.status, Math.floor(code / 1000));
+  return checkBody(answer.toBody(), code, expected);
 }
 
 function checkBody(value: unknown, code: number, expected: ErrorExpectation): ErrorBody {

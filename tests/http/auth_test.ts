@@ -12,7 +12,8 @@ import {
   publicPaths,
   sha256,
   timingSafeEqual,
-} from "../../src/http/auth.ts";
+} from "../../src/http/kit/auth.ts";
+import { protocolAddOns } from "../../src/server.ts";
 import { maskSecrets, parseConfig } from "../../src/config/load.ts";
 import { ManifestSchema } from "../../src/config/schema.ts";
 import { startTestServer } from "../helpers/server.ts";
@@ -288,7 +289,7 @@ Deno.test("api keys: public paths", () => {
     agent: { name: "a" },
     http_server: { protocol: { a2a: { path: "/agents/a2a" } }, auth: { api_keys: [UNBOUND] } },
   });
-  const open = publicPaths(manifest);
+  const open = publicPaths(manifest, protocolAddOns(manifest).flatMap((a) => a.publicPaths));
   for (const path of ["/healthz", "/readyz", "/", "/docs", "/v1/openapi.json"]) {
     assert.ok(isPublic(open, "GET", path), path);
   }

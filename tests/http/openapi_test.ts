@@ -5,6 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { createApp } from "../../src/http/app.ts";
+import { protocolAddOns } from "../../src/server.ts";
 import { openApiPath } from "../../src/http/openapi/mod.ts";
 import { createLogger } from "../../src/log.ts";
 import { RUN_EVENT_KINDS, RunEventSchema } from "../../src/engine/events.ts";
@@ -322,7 +323,7 @@ Deno.test("openapi: a valid 3.1 document that documents every route the app serv
         runs: server.runs,
         log: createLogger("error", {}, () => {}),
         metrics: server.metrics,
-      });
+      }, protocolAddOns(config.manifest));
       const documented = new Map<string, string>(); // "GET /v1/runs/{}" -> path
       for (const [path, item] of Object.entries(doc.paths as Json)) {
         for (const method of Object.keys(item as Json)) {

@@ -4,9 +4,10 @@
  */
 import assert from "node:assert/strict";
 import type { Message, MessageInput, Run } from "../../src/api/schemas.ts";
-import { ApiError } from "../../src/errors.ts";
+import type { ApiError } from "../../src/errors.ts";
+import { apiErrorOf } from "../../src/http/kit/mod.ts";
 import { encodeCursor } from "../../src/store/cursor.ts";
-import type { LostRun, Store } from "../../src/store/mod.ts";
+import { type LostRun, type Store, StoreError } from "../../src/store/mod.ts";
 
 /** Options of the contract suite. */
 export interface ContractOptions {
@@ -27,7 +28,10 @@ function newId(prefix: string): string {
   return `${prefix}-${crypto.randomUUID().slice(0, 12)}`;
 }
 
-/** Asserts that `promise` rejects with the `ApiError` of `code`. */
+/**
+ * Asserts that `promise` rejects with a `StoreError` the API answers with `code` (the HTTP edge's
+ * mapping), and returns that answer.
+ */
 async function rejectsWith(promise: Promise<unknown>, code: number): Promise<ApiError> {
   let caught: unknown;
   try {
@@ -35,9 +39,10 @@ async function rejectsWith(promise: Promise<unknown>, code: number): Promise<Api
   } catch (error) {
     caught = error;
   }
-  assert.ok(caught instanceof ApiError, `expected ApiError ${code}, got ${caught}`);
-  assert.equal(caught.code, code, caught.message);
-  return caught;
+  assert.ok(caught instanceof StoreError, `expected StoreError for ${code}, got ${caught}`);
+  const answer = apiErrorOf(caught)!;
+  assert.equal(answer.code, code, caught.message);
+  return answer;
 }
 
 function text(value: string, extra: Partial<MessageInput> = {}): MessageInput {
@@ -484,7 +489,7 @@ async function contractSteps(t: Deno.TestContext, store: Store): Promise<void> {
     );
     assert.equal(racers.filter((r) => r.status === "fulfilled").length, 1);
     for (const r of racers) {
-      if (r.status === "rejected") assert.equal((r.reason as ApiError).code, 409003);
+      if (r.status === "rejected") assert.equal(apiErrorOf(r.reason)?.code, 409003);
     }
     // Another session of the tenant is independent.
     await store.createSession(tenant, { session_id: "s2" });

@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
-import { openStore } from "../../src/store/mod.ts";
+import { openStore, StoreError } from "../../src/store/mod.ts";
 import { storeContract } from "./contract.ts";
 
 const dir = await Deno.makeTempDir({ prefix: "agentd_store_" });
@@ -46,7 +46,7 @@ Deno.test("sqlite: two stores on one file see each other's writes", async () => 
     });
     await assert.rejects(
       b.createRun("t", { run_id: "r-2", session_id: "s", parent_checkpoint_id: null, owner: "b" }),
-      (e: { code?: number }) => e.code === 409003,
+      (e) => e instanceof StoreError && e.kind === "session_busy",
     );
     assert.equal((await b.cancelRun("t", run.run_id))?.status, "cancelled");
     assert.equal((await a.runStatuses([run.run_id])).get(run.run_id), "cancelled");

@@ -17,6 +17,7 @@ import {
   ModelConfigOverrideSchema,
   ModelConfigSchema,
   PartSchema,
+  PatchOperationSchema,
   RoleSchema,
   RunErrorSchema,
   RunRequestSchema,
@@ -31,23 +32,17 @@ import {
   ValidationErrorBodySchema,
 } from "../../api/schemas.ts";
 import { InferenceParamsSchema, type Manifest, RetrySchema } from "../../config/schema.ts";
-import {
-  PatchOperationSchema,
-  RUN_EVENT_KINDS,
-  RunEventSchema,
-  RunEventSchemas,
-} from "../../engine/events.ts";
+import { RUN_EVENT_KINDS, RunEventSchema, RunEventSchemas } from "../../engine/events.ts";
 import { type ApiError, errors } from "../../errors.ts";
-import { RunAgentInputSchema } from "../../protocols/ag_ui/mod.ts";
-import { CancelTaskRequestSchema, SendMessageRequestSchema } from "../../protocols/a2a/schemas.ts";
-import { authEnabled } from "../auth.ts";
-import { maxBodyBytes } from "../settings.ts";
+import type { AddOn } from "../kit/addon.ts";
+import { authEnabled } from "../kit/auth.ts";
+import type { OperationSpec } from "../kit/openapi.ts";
+import { maxBodyBytes } from "../kit/settings.ts";
 import {
   CheckpointListSchema,
   HealthSchema,
   MessageListSchema,
-  operations,
-  type OperationSpec,
+  nativeOperations,
   ReadySchema,
   RunListSchema,
   SessionListSchema,
@@ -60,8 +55,7 @@ export type Json = Record<string, unknown>;
 export const OPENAPI_VERSION = "3.1.0";
 
 /** Schemas that become named components (the name is how the reference reads). */
-function namedSchemas(manifest: Manifest): [string, z.ZodType][] {
-  const protocol = manifest.http_server?.protocol;
+function namedSchemas(addOns: readonly AddOn[]): [string, z.ZodType][] {
   return [
     ["ClientId", ClientIdSchema],
     ["TextPart", TextPartSchema],
@@ -101,13 +95,7 @@ function namedSchemas(manifest: Manifest): [string, z.ZodType][] {
     ]),
     ["Health", HealthSchema],
     ["Ready", ReadySchema],
-    ...(protocol?.ag_ui ? [["AgUiRunAgentInput", RunAgentInputSchema] as [string, z.ZodType]] : []),
-    ...(protocol?.a2a
-      ? [
-        ["A2aSendMessageRequest", SendMessageRequestSchema],
-        ["A2aCancelTaskRequest", CancelTaskRequestSchema],
-      ] as [string, z.ZodType][]
-      : []),
+    ...addOns.flatMap((a) => a.schemas),
   ];
 }
 
@@ -233,13 +221,13 @@ function errorExamples(manifest: Manifest): Map<number, ApiError> {
 }
 
 /** Builds the OpenAPI 3.1 document of an app serving `manifest`. */
-export function buildOpenApiDocument(manifest: Manifest): Json {
+export function buildOpenApiDocument(manifest: Manifest, addOns: readonly AddOn[]): Json {
   const auth = authEnabled(manifest);
   const publicDocs = manifest.http_server?.auth?.public_docs ?? true;
   const schemas = new SchemaSet();
-  for (const [name, schema] of namedSchemas(manifest)) schemas.component(name, schema);
+  for (const [name, schema] of namedSchemas(addOns)) schemas.component(name, schema);
   const examples = errorExamples(manifest);
-  const ops = operations(manifest);
+  const ops = [...nativeOperations(), ...addOns.flatMap((a) => a.operations)];
 
   const paths: Record<string, Json> = {};
   for (const op of ops) {
@@ -297,7 +285,7 @@ export function buildOpenApiDocument(manifest: Manifest): Json {
         "`ValidationErrorBody`; `code` is the HTTP status times 1000 plus a sub-index.",
     },
     servers: [{ url: manifest.http_server?.public_url ?? "/" }],
-    tags: tags(ops),
+    tags: tags(ops, addOns),
     paths,
     components,
   };
@@ -327,14 +315,16 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   Messages: "A session's conversation, in order; what the next run sees.",
   Checkpoints: "Saved states of a session, from which runs start.",
   Runs: "One execution of the agent graph inside a session.",
-  "AG-UI": "The AG-UI add-on (`protocol { ag_ui {} }`): runs for front ends.",
-  A2A: "The A2A add-on (`protocol { a2a {} }`, A2A v1.0 HTTP+JSON): tasks for other agents.",
 };
 
-function tags(ops: OperationSpec[]): Json[] {
+function tags(ops: OperationSpec[], addOns: readonly AddOn[]): Json[] {
+  const descriptions = {
+    ...TAG_DESCRIPTIONS,
+    ...Object.fromEntries(addOns.map((a) => [a.tag.name, a.tag.description])),
+  };
   const names = [...new Set(ops.map((op) => op.tag))];
   return names.map((name) =>
-    TAG_DESCRIPTIONS[name] ? { name, description: TAG_DESCRIPTIONS[name] } : { name }
+    descriptions[name] ? { name, description: descriptions[name] } : { name }
   );
 }
 

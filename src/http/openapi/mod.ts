@@ -3,12 +3,12 @@
  * the zod schemas) and `GET /docs` (the same document as one self-contained HTML page).
  */
 import { Hono } from "hono";
-import type { AppEnv } from "../app.ts";
+import type { AddOn } from "../kit/addon.ts";
+import type { AppEnv } from "../kit/env.ts";
 import { renderDocsPage } from "../docs_page.ts";
 import { buildOpenApiDocument, type Json } from "./document.ts";
 
 export { buildOpenApiDocument, eventComponent, type Json, OPENAPI_VERSION } from "./document.ts";
-export { operations, type OperationSpec } from "./registry.ts";
 
 /**
  * The page may load nothing from anywhere (all of it is inline), so a browser proves it offline.
@@ -17,12 +17,12 @@ const DOCS_CSP =
   "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'";
 
 /** Routes of the reference, mounted at `/`; the document is built once per app, on first use. */
-export function docsRoutes(): Hono<AppEnv> {
+export function docsRoutes(addOns: readonly AddOn[]): Hono<AppEnv> {
   const r = new Hono<AppEnv>();
   let doc: Json | undefined;
   let page: string | undefined;
   const documentOf = (c: { get(key: "services"): AppEnv["Variables"]["services"] }) =>
-    doc ??= buildOpenApiDocument(c.get("services").config.manifest);
+    doc ??= buildOpenApiDocument(c.get("services").config.manifest, addOns);
   r.get("/v1/openapi.json", (c) => c.json(documentOf(c)));
   r.get("/docs", (c) => {
     page ??= renderDocsPage(documentOf(c));

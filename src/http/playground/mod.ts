@@ -8,7 +8,7 @@
  */
 import { Hono } from "hono";
 import type { Context } from "hono";
-import type { AppEnv } from "../app.ts";
+import type { AppEnv } from "../kit/env.ts";
 import { APP_JS } from "./app_js.ts";
 import { INDEX_HTML } from "./index_html.ts";
 import { STYLE_CSS } from "./style_css.ts";

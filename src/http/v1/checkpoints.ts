@@ -1,6 +1,6 @@
 /** Checkpoints of a session: find (list). */
 import { Hono } from "hono";
-import type { AppEnv } from "../app.ts";
+import type { AppEnv } from "../kit/env.ts";
 import { pageQuery, requireSession } from "./common.ts";
 
 /** Routes under `/v1/sessions/{session_id}/checkpoints`. */

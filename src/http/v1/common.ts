@@ -1,9 +1,9 @@
 /** Small helpers the `/v1` route modules share. */
 import type { Context } from "hono";
-import type { AppEnv } from "../app.ts";
+import type { AppEnv } from "../kit/env.ts";
 import { errors } from "../../errors.ts";
 import type { PageQuery } from "../../store/types.ts";
-import { perPage, queryValues, rejectUnknownQuery, single } from "../validation.ts";
+import { perPage, queryValues, rejectUnknownQuery, single } from "../kit/validation.ts";
 
 /** The route context type of the app. */
 export type Ctx = Context<AppEnv>;

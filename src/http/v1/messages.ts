@@ -1,10 +1,10 @@
 /** Messages of a session: create, list, read, delete. */
 import { Hono } from "hono";
-import type { AppEnv } from "../app.ts";
+import type { AppEnv } from "../kit/env.ts";
 import { MessageInputSchema } from "../../api/schemas.ts";
 import { errors } from "../../errors.ts";
-import { readBody } from "../validation.ts";
-import { bodyLimit } from "../settings.ts";
+import { readBody } from "../kit/validation.ts";
+import { bodyLimit } from "../kit/settings.ts";
 import { pageQuery, requireSession } from "./common.ts";
 
 /** Routes under `/v1/sessions/{session_id}/messages`. */

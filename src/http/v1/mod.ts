@@ -1,6 +1,6 @@
 /** The native `/v1` API: sessions, messages, checkpoints and runs. */
 import { Hono } from "hono";
-import type { AppEnv } from "../app.ts";
+import type { AppEnv } from "../kit/env.ts";
 import { sessionRoutes } from "./sessions.ts";
 import { messageRoutes } from "./messages.ts";
 import { checkpointRoutes } from "./checkpoints.ts";

@@ -1,13 +1,12 @@
 /** Runs: list, read, start attached or detached, cancel, re-attach. */
 import { Hono } from "hono";
-import type { AppEnv } from "../app.ts";
+import type { AppEnv } from "../kit/env.ts";
 import { RunFilterQuerySchema, RunRequestSchema } from "../../api/schemas.ts";
 import { errors } from "../../errors.ts";
-import type { RunEvent } from "../../engine/events.ts";
-import type { EndNotice } from "../../runs/service.ts";
-import { readBody, validate } from "../validation.ts";
-import { sseComment, sseFrame, sseResponse } from "../sse.ts";
-import { bodyLimit, keepaliveMs } from "../settings.ts";
+import type { EndNotice, RunEvent } from "../../engine/events.ts";
+import { readBody, validate } from "../kit/validation.ts";
+import { sseComment, sseFrame, sseResponse } from "../kit/sse.ts";
+import { bodyLimit, keepaliveMs } from "../kit/settings.ts";
 import { pageQuery, requireSession } from "./common.ts";
 
 const RUN_FILTERS = Object.keys(RunFilterQuerySchema.shape);

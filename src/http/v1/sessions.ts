@@ -1,10 +1,10 @@
 /** Sessions: create, list, read, delete. */
 import { Hono } from "hono";
-import type { AppEnv } from "../app.ts";
+import type { AppEnv } from "../kit/env.ts";
 import { SessionCreateSchema } from "../../api/schemas.ts";
 import { errors } from "../../errors.ts";
-import { readJson, validate } from "../validation.ts";
-import { bodyLimit } from "../settings.ts";
+import { readJson, validate } from "../kit/validation.ts";
+import { bodyLimit } from "../kit/settings.ts";
 import { pageQuery } from "./common.ts";
 
 /** Routes under `/v1/sessions`. */

@@ -5,7 +5,7 @@
  * capabilities (or its tools when the manifest declares no capability).
  */
 import type { Manifest } from "../../config/schema.ts";
-import { authScheme } from "../../http/auth.ts";
+import { authScheme } from "../../http/kit/mod.ts";
 import { INPUT_MODES, OUTPUT_MODES } from "./request.ts";
 import { A2A_BINDING, A2A_VERSION, type AgentCard, type AgentSkill } from "./schemas.ts";
 

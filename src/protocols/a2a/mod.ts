@@ -1,10 +1,11 @@
 /**
  * The A2A add-on (A2A v1.0, HTTP+JSON binding): an A2A task is a native run, an A2A context a
- * session. `routes.ts` is the HTTP surface, `operations.ts` the calls into the run service and the
- * store, `request.ts` the request mapping, `task.ts` the record → task view, `encoder.ts` the pure
- * internal-event → A2A-stream encoder, `card.ts` the Agent Card. See docs/a2a.md.
+ * session. `addon.ts` is what the app mounts, `routes.ts` the HTTP surface, `operations.ts` the
+ * calls into the run service, `request.ts` the request mapping, `task.ts` the record → task view,
+ * `encoder.ts` the pure internal-event → A2A-stream encoder, `card.ts` the Agent Card. See
+ * docs/a2a.md.
  */
-export { a2aRoutes, a2aWellKnownRoutes } from "./routes.ts";
+export { a2aAddOn } from "./addon.ts";
 export { A2aEncoder, encodeRunEvents, submittedTask } from "./encoder.ts";
 export { agentCard } from "./card.ts";
 export { A2aError } from "./errors.ts";

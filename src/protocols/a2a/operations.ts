@@ -1,12 +1,12 @@
 /**
- * The A2A operations over the run service and the store: send (blocking or not), stream, get,
- * cancel, subscribe. A task is a native run and a context a session, so nothing here stores
- * anything of its own; every request becomes the run-service call the native API makes.
+ * The A2A operations over the run service: send (blocking or not), stream, get, cancel,
+ * subscribe. A task is a native run and a context a session, so nothing here stores anything of
+ * its own; every request becomes the run-service call the native API makes, and every read of a
+ * task or a context is a run-service read.
  */
 import type { MessageInput as NativeMessageInput, Run, RunRequest } from "../../api/schemas.ts";
-import type { AppServices } from "../../http/app.ts";
-import type { RunEvent } from "../../engine/events.ts";
-import type { EndNotice } from "../../runs/service.ts";
+import type { AppServices } from "../../http/kit/mod.ts";
+import type { EndNotice, RunEvent } from "../../engine/events.ts";
 import { ApiError } from "../../errors.ts";
 import { encodeRunEvents, submittedTask } from "./encoder.ts";
 import { a2aErrors } from "./errors.ts";
@@ -22,6 +22,7 @@ import {
   resumeAnswers,
   userInput,
 } from "./request.ts";
+import type { SessionState } from "../../runs/reads.ts";
 import type { SendMessageRequest, StreamResponse, Task } from "./schemas.ts";
 import { buildTask, type TaskViewOptions } from "./task.ts";
 import { ClientIdSchema } from "../../api/schemas.ts";
@@ -46,7 +47,7 @@ export interface PreparedSend {
  * continues that session; one with neither starts a new session.
  */
 export async function prepareSend(call: A2aCall, body: SendMessageRequest): Promise<PreparedSend> {
-  const { store } = call.services;
+  const { runs } = call.services;
   const message = body.message;
   const configuration = body.configuration ?? {};
   checkRole(message);
@@ -73,8 +74,9 @@ export async function prepareSend(call: A2aCall, body: SendMessageRequest): Prom
   const withTools = tools.length > 0 ? { tools } : {};
 
   let sessionId: string | undefined;
+  let state: SessionState | null = null;
   if (message.taskId) {
-    const run = await store.getRun(call.tenant, message.taskId);
+    const run = await runs.getRun(call.tenant, message.taskId);
     if (!run) throw a2aErrors.taskNotFound(message.taskId);
     if (message.contextId && message.contextId !== run.session_id) {
       throw a2aErrors.invalid(
@@ -85,7 +87,8 @@ export async function prepareSend(call: A2aCall, body: SendMessageRequest): Prom
         }],
       );
     }
-    await assertWaitingForInput(call, run);
+    state = await runs.sessionState(call.tenant, run.session_id);
+    assertWaitingForInput(run, state);
     sessionId = run.session_id;
     const pending = pendingCalls(run.interrupt_payload);
     if (pending.length > 0) {
@@ -105,18 +108,15 @@ export async function prepareSend(call: A2aCall, body: SendMessageRequest): Prom
     // Interrupted without pending calls (max_steps, shutdown): the message simply goes on.
   } else if (message.contextId) {
     sessionId = contextIdOf(message.contextId);
+    state = await runs.sessionState(call.tenant, sessionId);
   }
 
   const input = userInput(message);
   const session = sessionId ?? crypto.randomUUID();
-  const exists = sessionId !== undefined && (await store.getSession(call.tenant, session)) !== null;
   let context: Record<string, unknown> | undefined;
-  if (input.data.length > 0) {
-    const latest = exists ? await store.latestCheckpoint(call.tenant, session) : null;
-    context = mergedContext(latest?.state.context ?? null, input.data);
-  }
+  if (input.data.length > 0) context = mergedContext(state?.context ?? null, input.data);
   const userMessage: NativeMessageInput = {
-    message_id: await nativeMessageId(call, session, exists, message.messageId),
+    message_id: nativeMessageId(state, message.messageId),
     role: "user",
     content: input.content,
   };
@@ -136,16 +136,9 @@ export async function prepareSend(call: A2aCall, body: SendMessageRequest): Prom
  * The A2A `messageId` as the native message id when the native API can take it (an id it
  * accepts, not yet used in the session), so history shows the client's id; a fresh one otherwise.
  */
-async function nativeMessageId(
-  call: A2aCall,
-  sessionId: string,
-  sessionExists: boolean,
-  messageId: string,
-): Promise<string> {
+function nativeMessageId(session: SessionState | null, messageId: string): string {
   if (!ClientIdSchema.safeParse(messageId).success) return crypto.randomUUID();
-  if (sessionExists && await call.services.store.getMessage(call.tenant, sessionId, messageId)) {
-    return crypto.randomUUID();
-  }
+  if (session?.messages.some((m) => m.message_id === messageId)) return crypto.randomUUID();
   return messageId;
 }
 
@@ -154,7 +147,7 @@ async function nativeMessageId(
  * terminal one none at all (spec: UnsupportedOperationError), and an input-required one only
  * while its session has not moved on since (another run answered or abandoned its calls).
  */
-async function assertWaitingForInput(call: A2aCall, run: Run): Promise<void> {
+function assertWaitingForInput(run: Run, session: SessionState | null): void {
   if (run.status === "running") {
     throw a2aErrors.unsupported(
       `task '${run.run_id}' is working; it accepts a message only once it is input-required`,
@@ -168,8 +161,8 @@ async function assertWaitingForInput(call: A2aCall, run: Run): Promise<void> {
       { taskId: run.run_id, state: run.status },
     );
   }
-  const latest = await call.services.store.latestCheckpoint(call.tenant, run.session_id);
-  if (run.checkpoint_id && latest && latest.checkpoint_id !== run.checkpoint_id) {
+  const latest = session?.checkpoint_id ?? null;
+  if (run.checkpoint_id && latest && latest !== run.checkpoint_id) {
     throw a2aErrors.unsupported(
       `task '${run.run_id}' no longer waits for input: its context has moved on since`,
       { taskId: run.run_id },
@@ -183,28 +176,8 @@ export async function loadTask(
   taskId: string,
   options: TaskViewOptions = {},
 ): Promise<Task | null> {
-  const { store } = call.services;
-  const run = await store.getRun(call.tenant, taskId);
-  if (!run) return null;
-  const messages = (await store.allMessages(call.tenant, run.session_id)).filter((m) =>
-    m.run_id === run.run_id
-  );
-  return buildTask(run, messages, await runContext(call, run), options);
-}
-
-/**
- * The context a run leaves: a completed run's `result.context`, else the context of its latest
- * checkpoint (or of the one it started from, when it wrote none).
- */
-async function runContext(call: A2aCall, run: Run): Promise<Record<string, unknown> | null> {
-  const result = run.result as { context?: unknown } | null;
-  if (run.status === "completed" && result && typeof result === "object" && "context" in result) {
-    return (result.context as Record<string, unknown> | null) ?? null;
-  }
-  const id = run.checkpoint_id ?? run.parent_checkpoint_id;
-  if (!id) return null;
-  const checkpoint = await call.services.store.getCheckpoint(call.tenant, run.session_id, id);
-  return checkpoint?.state.context ?? null;
+  const state = await call.services.runs.runState(call.tenant, taskId);
+  return state && buildTask(state.run, state.messages, state.context, options);
 }
 
 /** Reads a task or throws TaskNotFoundError. */
@@ -262,8 +235,8 @@ export async function streamMessage(
  * working (terminal, or input-required: its run has ended) is not cancelable.
  */
 export async function cancelTask(call: A2aCall, taskId: string): Promise<Task> {
-  const { store, runs } = call.services;
-  const run = await store.getRun(call.tenant, taskId);
+  const { runs } = call.services;
+  const run = await runs.getRun(call.tenant, taskId);
   if (!run) throw a2aErrors.taskNotFound(taskId);
   if (run.status !== "running") throw a2aErrors.taskNotCancelable(taskId, stateName(run.status));
   try {
@@ -272,7 +245,7 @@ export async function cancelTask(call: A2aCall, taskId: string): Promise<Task> {
     if (err instanceof ApiError && err.status === 404) throw a2aErrors.taskNotFound(taskId);
     throw err;
   }
-  const after = await store.getRun(call.tenant, taskId);
+  const after = await runs.getRun(call.tenant, taskId);
   if (!after) throw a2aErrors.taskNotFound(taskId);
   // It may have finished on its own between the read and the cancel.
   if (after.status !== "cancelled") {
@@ -290,8 +263,8 @@ export async function subscribeTask(
   call: A2aCall,
   taskId: string,
 ): Promise<AsyncIterable<StreamResponse>> {
-  const { store, runs } = call.services;
-  const run = await store.getRun(call.tenant, taskId);
+  const { runs } = call.services;
+  const run = await runs.getRun(call.tenant, taskId);
   if (!run) throw a2aErrors.taskNotFound(taskId);
   if (run.status !== "running" && run.status !== "interrupted") {
     throw a2aErrors.unsupported(

@@ -16,13 +16,19 @@
  * Every error, including the native ones shared code raises, answers the A2A error body.
  */
 import { type Context, Hono } from "hono";
-import type { AppEnv } from "../../http/app.ts";
-import { assertTenantAllowed } from "../../http/auth.ts";
+import {
+  apiErrorOf,
+  type AppEnv,
+  assertTenantAllowed,
+  bodyLimit,
+  keepaliveMs,
+  readJson,
+  sseFrame,
+  sseResponse,
+  validate,
+} from "../../http/kit/mod.ts";
 import { ClientIdSchema } from "../../api/schemas.ts";
-import { ApiError, errors } from "../../errors.ts";
-import { sseFrame, sseResponse } from "../../http/sse.ts";
-import { readJson, validate } from "../../http/validation.ts";
-import { bodyLimit, keepaliveMs } from "../../http/settings.ts";
+import { errors } from "../../errors.ts";
 import { agentCard, baseUrl } from "./card.ts";
 import { A2aError, a2aErrors, fromApiError } from "./errors.ts";
 import {
@@ -268,8 +274,9 @@ function ok(c: Ctx, body: unknown): Response {
 /** An error as the A2A body (`application/json`); unexpected ones are logged and hidden. */
 function errorResponse(c: Ctx, err: Error): Response {
   let error: A2aError;
+  const known = apiErrorOf(err);
   if (err instanceof A2aError) error = err;
-  else if (err instanceof ApiError) error = fromApiError(err);
+  else if (known) error = fromApiError(known);
   else {
     c.get("services")?.log.error("unhandled error", {
       request_id: c.get("requestId"),

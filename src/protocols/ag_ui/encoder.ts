@@ -17,9 +17,8 @@ import {
   type RunFinishedOutcome,
 } from "@ag-ui/core";
 import type { Message, Part } from "../../api/schemas.ts";
-import type { RunEvent, RunEventOf } from "../../engine/events.ts";
-import { sseFrame } from "../../http/sse.ts";
-import type { EndNotice } from "../../runs/service.ts";
+import type { EndNotice, RunEvent, RunEventOf } from "../../engine/events.ts";
+import { sseFrame } from "../../http/kit/mod.ts";
 import { type OpenInterrupt, openInterrupts } from "./interrupts.ts";
 
 export type { AgUiEvent };

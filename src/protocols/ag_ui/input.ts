@@ -17,7 +17,7 @@ import {
   ToolDefinitionSchema,
 } from "../../api/schemas.ts";
 import { ApiError, errors, type FieldError } from "../../errors.ts";
-import { fieldErrors } from "../../http/validation.ts";
+import { fieldErrors } from "../../http/kit/mod.ts";
 import type { OpenInterrupt } from "./interrupts.ts";
 
 /** A content part of an AG-UI message; only text parts are supported (checked after parsing). */

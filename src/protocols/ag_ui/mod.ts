@@ -3,7 +3,8 @@
  * events out) on top of ordinary native runs. Request mapping lives in `input.ts`, the event
  * encoder in `encoder.ts`; see docs/ag-ui.md.
  */
-export { agUiRoutes, loadThread } from "./routes.ts";
+export { agUiAddOn } from "./addon.ts";
+export { loadThread } from "./routes.ts";
 export { AgUiEncoder, agUiFrame, agUiFrames, outcomeOf, toAgUiMessage } from "./encoder.ts";
 export type { AgUiEvent, EncoderOptions } from "./encoder.ts";
 export { parseRunInput, RunAgentInputSchema, toRunRequest } from "./input.ts";

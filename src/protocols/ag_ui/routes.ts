@@ -4,11 +4,8 @@
  * and streams the run's events through the AG-UI encoder.
  */
 import { Hono } from "hono";
-import type { AppEnv } from "../../http/app.ts";
-import { sseResponse } from "../../http/sse.ts";
-import { readJson } from "../../http/validation.ts";
-import { bodyLimit, keepaliveMs } from "../../http/settings.ts";
-import type { Store } from "../../store/types.ts";
+import { type AppEnv, bodyLimit, keepaliveMs, readJson, sseResponse } from "../../http/kit/mod.ts";
+import type { RunService } from "../../runs/service.ts";
 import { agUiFrames } from "./encoder.ts";
 import { NEW_THREAD, parseRunInput, relabel, type ThreadView, toRunRequest } from "./input.ts";
 import { openInterrupts } from "./interrupts.ts";
@@ -18,11 +15,11 @@ export function agUiRoutes(): Hono<AppEnv> {
   const r = new Hono<AppEnv>();
 
   r.post("/run", async (c) => {
-    const { store, runs } = c.get("services");
+    const { runs } = c.get("services");
     const tenant = c.get("tenant");
     // Everything that can be refused is refused here, as a JSON error before any stream starts.
     const input = parseRunInput(await readJson(c, bodyLimit(c)));
-    const thread = input.threadId ? await loadThread(store, tenant, input.threadId) : NEW_THREAD;
+    const thread = input.threadId ? await loadThread(runs, tenant, input.threadId) : NEW_THREAD;
     const mapped = toRunRequest(input, thread);
     let started;
     try {
@@ -49,22 +46,17 @@ export function agUiRoutes(): Hono<AppEnv> {
  * what its last stopped run waits for. A session that does not exist yet is an empty thread.
  */
 export async function loadThread(
-  store: Store,
+  runs: RunService,
   tenant: string,
   sessionId: string,
 ): Promise<ThreadView> {
-  if (!(await store.getSession(tenant, sessionId))) return NEW_THREAD;
-  const [messages, checkpoint] = await Promise.all([
-    store.allMessages(tenant, sessionId),
-    store.latestCheckpoint(tenant, sessionId),
-  ]);
-  // The run that wrote the latest checkpoint is the one whose pending calls the engine resumes.
-  const run = checkpoint?.run_id ? await store.getRun(tenant, checkpoint.run_id) : null;
-  // A call the messages API answered or deleted since no longer waits (the engine's rule too).
-  const calls = new Set(messages.flatMap((m) => (m.tool_calls ?? []).map((call) => call.id)));
-  const answered = new Set(messages.flatMap((m) => m.role === "tool" ? [m.tool_call_id] : []));
-  const open = (run ? openInterrupts(run) : []).filter((o) =>
-    o.kind === "run" || (calls.has(o.call.tool_call_id) && !answered.has(o.call.tool_call_id))
+  const session = await runs.sessionState(tenant, sessionId);
+  if (!session) return NEW_THREAD;
+  // The run that wrote the latest checkpoint is the one whose pending calls the engine resumes; a
+  // call the messages API answered or deleted since no longer waits (the engine's rule).
+  const waiting = new Set(session.pending.map((p) => p.tool_call_id));
+  const open = (session.run ? openInterrupts(session.run) : []).filter((o) =>
+    o.kind === "run" || waiting.has(o.call.tool_call_id)
   );
-  return { messageIds: new Set(messages.map((m) => m.message_id)), open };
+  return { messageIds: new Set(session.messages.map((m) => m.message_id)), open };
 }

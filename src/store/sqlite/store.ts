@@ -18,7 +18,7 @@ import type {
   Session,
 } from "../../api/schemas.ts";
 import { type Clock, systemClock } from "../../clock.ts";
-import { errors } from "../../errors.ts";
+import { errors } from "../errors.ts";
 import { pageWindow, toPage } from "../cursor.ts";
 import { pendingMigrations, SCHEMA_MIGRATIONS_DDL } from "../migrations/mod.ts";
 import {

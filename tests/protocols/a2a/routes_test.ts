@@ -1,12 +1,12 @@
 /**
  * The add-on's routers on a bare Hono app (no store, no runs): the root card router the app mounts
- * at `/`, and the routing of the base router for paths that are no operation.
+ * at `/` (`rootRoutes`), and the routing of the base router for paths that are no operation.
  */
 import assert from "node:assert/strict";
 import { Hono } from "hono";
-import type { AppEnv, AppServices } from "../../../src/http/app.ts";
+import type { AppEnv, AppServices } from "../../../src/http/kit/mod.ts";
 import { type Config, ManifestSchema } from "../../../src/config/schema.ts";
-import { a2aRoutes, a2aWellKnownRoutes } from "../../../src/protocols/a2a/mod.ts";
+import { a2aAddOn } from "../../../src/protocols/a2a/mod.ts";
 
 function app(manifest: Record<string, unknown>, root = true): Hono<AppEnv> {
   const config: Config = { manifest: ManifestSchema.parse(manifest), baseDir: "/" };
@@ -17,9 +17,9 @@ function app(manifest: Record<string, unknown>, root = true): Hono<AppEnv> {
     c.set("tenant", "default");
     await next();
   });
-  const path = config.manifest.http_server!.protocol.a2a!.path;
-  a.route(path, a2aRoutes());
-  if (root) a.route("/", a2aWellKnownRoutes());
+  const addOn = a2aAddOn(config.manifest.http_server!.protocol.a2a!);
+  a.route(addOn.basePath, addOn.routes);
+  if (root && addOn.rootRoutes) a.route("/", addOn.rootRoutes);
   return a;
 }
 

@@ -5,10 +5,10 @@
  * constant time and never logged; only a key's name is.
  */
 import type { MiddlewareHandler } from "hono";
-import type { AuthConfig, Manifest } from "../config/schema.ts";
-import { errors } from "../errors.ts";
-import type { Logger } from "../log.ts";
-import type { AppEnv } from "./app.ts";
+import type { AuthConfig, Manifest } from "../../config/schema.ts";
+import { errors } from "../../errors.ts";
+import type { Logger } from "../../log.ts";
+import type { AppEnv } from "./env.ts";
 
 /** The key a request authenticated with: its name (never the key) and its tenant binding. */
 export interface ApiKeyIdentity {
@@ -32,13 +32,12 @@ const PUBLIC_ASSET = /^\/playground\/[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*\.(js|css|
 
 /**
  * Paths served without a key: health (load balancers carry no key), the landing page (the
- * playground), the agent card (A2A discovery happens before a client has credentials) and,
- * unless `public_docs = false`, the API reference. Only for GET and HEAD.
+ * playground), the add-ons' discovery documents (`addOnPaths`: A2A discovery happens before a
+ * client has credentials) and, unless `public_docs = false`, the API reference. Only for GET and
+ * HEAD.
  */
-export function publicPaths(manifest: Manifest): Set<string> {
-  const paths = new Set(["/healthz", "/readyz", "/", "/.well-known/agent-card.json"]);
-  const a2a = manifest.http_server?.protocol.a2a;
-  if (a2a) paths.add(`${a2a.path.replace(/\/+$/, "")}/.well-known/agent-card.json`);
+export function publicPaths(manifest: Manifest, addOnPaths: readonly string[] = []): Set<string> {
+  const paths = new Set(["/healthz", "/readyz", "/", ...addOnPaths]);
   if (manifest.http_server?.auth?.public_docs ?? true) {
     paths.add("/docs");
     paths.add("/v1/openapi.json");
@@ -129,10 +128,14 @@ export function assertTenantAllowed(key: ApiKeyIdentity | undefined, tenant: str
  * The API key middleware; mount it before the tenant middleware, which takes the tenant of a bound
  * key from `c.get("apiKey")`. Without an `auth` block it lets everything through.
  */
-export function apiKeyAuth(manifest: Manifest, log: Logger): MiddlewareHandler<AppEnv> {
+export function apiKeyAuth(
+  manifest: Manifest,
+  log: Logger,
+  addOnPaths: readonly string[] = [],
+): MiddlewareHandler<AppEnv> {
   const auth = manifest.http_server?.auth;
   if (!auth) return async (_c, next) => await next();
-  const open = publicPaths(manifest);
+  const open = publicPaths(manifest, addOnPaths);
   const entries = keyEntries(auth);
   return async (c, next) => {
     if (isPublic(open, c.req.method, c.req.path)) return await next();

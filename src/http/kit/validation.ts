@@ -4,8 +4,8 @@
  */
 import type { Context } from "hono";
 import type { z } from "zod";
-import { PER_PAGE } from "../api/schemas.ts";
-import { errors, type FieldError, type FieldRuleError } from "../errors.ts";
+import { PER_PAGE } from "../../api/schemas.ts";
+import { errors, type FieldError, type FieldRuleError } from "../../errors.ts";
 
 /** Turns zod issues into the spec's `fields` array, grouped by dotted field path. */
 export function fieldErrors(issues: readonly z.core.$ZodIssue[], prefix = ""): FieldError[] {

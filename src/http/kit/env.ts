@@ -1,0 +1,35 @@
+/**
+ * The types every route of the app shares: the services a route reaches through `c.get("services")`
+ * and the per-request values the app's middleware sets (request id, tenant, API key).
+ */
+import type { Context } from "hono";
+import type { Config } from "../../config/schema.ts";
+import type { Logger } from "../../log.ts";
+import type { AgentdMetrics } from "../../metrics/mod.ts";
+import type { RunService } from "../../runs/service.ts";
+import type { Store } from "../../store/types.ts";
+import type { ApiKeyIdentity } from "./auth.ts";
+
+/** What the routes need. */
+export interface AppServices {
+  config: Config;
+  store: Store;
+  runs: RunService;
+  log: Logger;
+  /** Prometheus metrics: counted by a middleware and served at `GET /metrics` when given. */
+  metrics?: AgentdMetrics;
+}
+
+/** Per-request values the middleware sets. */
+export interface AppEnv {
+  Variables: {
+    requestId: string;
+    tenant: string;
+    services: AppServices;
+    /** The API key the request authenticated with (API keys on, non-public routes). */
+    apiKey: ApiKeyIdentity | undefined;
+  };
+}
+
+/** The route context of the app. */
+export type Ctx = Context<AppEnv>;

@@ -1,0 +1,41 @@
+/**
+ * Errors at the HTTP edge: every error a route lets escape becomes the spec's error body here. An
+ * `ApiError` answers as itself, a store's domain error as the code docs/errors.md gives its kind,
+ * and anything else is a bug: logged with the request id and answered 500000.
+ */
+import { ApiError, errors } from "../../errors.ts";
+import { StoreError, type StoreErrorKind } from "../../store/mod.ts";
+import type { Ctx } from "./env.ts";
+
+const STORE_ERRORS: Record<StoreErrorKind, (id: string) => ApiError> = {
+  session_not_found: errors.sessionNotFound,
+  run_not_found: errors.runNotFound,
+  session_exists: errors.sessionExists,
+  run_exists: errors.runExists,
+  message_exists: errors.messageExists,
+  session_busy: errors.sessionBusy,
+  invalid_cursor: () =>
+    errors.validation([{
+      field: "page",
+      errors: [{ code: "cursor", message: "not a cursor returned as next_page by this list" }],
+    }]),
+};
+
+/** The `ApiError` a thrown error answers as, or undefined when it is no client's doing. */
+export function apiErrorOf(err: unknown): ApiError | undefined {
+  if (err instanceof ApiError) return err;
+  if (err instanceof StoreError) return STORE_ERRORS[err.kind](err.id);
+  return undefined;
+}
+
+/** The app's error handler: the error's body, or a logged 500000 for an unexpected error. */
+export function errorResponse(c: Ctx, err: unknown): Response {
+  const known = apiErrorOf(err);
+  if (known) return c.json(known.toBody(), known.status as 400);
+  c.get("services")?.log.error("unhandled error", {
+    request_id: c.get("requestId"),
+    error: (err as Error)?.stack ?? String(err),
+  });
+  const internal = errors.internal();
+  return c.json(internal.toBody(), 500);
+}

@@ -1,0 +1,24 @@
+/**
+ * The HTTP kit: what every route module shares, the native `/v1` routes and the protocol add-ons
+ * alike — the app's environment types, the add-on seam, SSE responses, request validation, the
+ * `http_server` settings routes read, API key helpers and the error → response mapping. A leaf:
+ * it imports no route module, no add-on and nothing else of src/http.
+ *
+ * @module
+ */
+export type { AddOn } from "./addon.ts";
+export type { AppEnv, AppServices, Ctx } from "./env.ts";
+export { sseComment, sseFrame, type SseOptions, sseResponse } from "./sse.ts";
+export { fieldErrors, readBody, readJson, validate } from "./validation.ts";
+export { bodyLimit, keepaliveMs, maxBodyBytes } from "./settings.ts";
+export {
+  apiKeyAuth,
+  type ApiKeyIdentity,
+  assertTenantAllowed,
+  authEnabled,
+  authScheme,
+  isPublic,
+  publicPaths,
+} from "./auth.ts";
+export { apiErrorOf, errorResponse } from "./errors.ts";
+export { BODY_ERRORS, type OperationSpec } from "./openapi.ts";

@@ -1,0 +1,46 @@
+/**
+ * The store's own errors: what went wrong in storage terms (a record is missing, an id is taken, a
+ * session is busy, a page cursor is not ours). The store knows nothing of HTTP; the HTTP edge
+ * maps each kind onto its status and code (src/http/kit/errors.ts, docs/errors.md).
+ */
+
+/** What kind of storage failure a `StoreError` is. */
+export type StoreErrorKind =
+  | "session_not_found"
+  | "run_not_found"
+  | "session_exists"
+  | "run_exists"
+  | "message_exists"
+  | "session_busy"
+  | "invalid_cursor";
+
+/** A failure of a store call a client caused (a missing record, a taken id, a busy session). */
+export class StoreError extends Error {
+  /** What failed. */
+  readonly kind: StoreErrorKind;
+  /** The id of the record concerned (empty for `invalid_cursor`). */
+  readonly id: string;
+
+  constructor(kind: StoreErrorKind, id: string, message: string) {
+    super(message);
+    this.name = "StoreError";
+    this.kind = kind;
+    this.id = id;
+  }
+}
+
+/** Constructors of every `StoreError` the stores throw. */
+export const errors = {
+  sessionNotFound: (id: string) =>
+    new StoreError("session_not_found", id, `session '${id}' not found`),
+  runNotFound: (id: string) => new StoreError("run_not_found", id, `run '${id}' not found`),
+  sessionExists: (id: string) =>
+    new StoreError("session_exists", id, `session '${id}' already exists`),
+  runExists: (id: string) => new StoreError("run_exists", id, `run '${id}' already exists`),
+  messageExists: (id: string) =>
+    new StoreError("message_exists", id, `message '${id}' already exists`),
+  sessionBusy: (id: string) =>
+    new StoreError("session_busy", id, `session '${id}' already has a running run`),
+  invalidCursor: () =>
+    new StoreError("invalid_cursor", "", "not a cursor returned as next_page by this list"),
+} as const;

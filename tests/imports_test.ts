@@ -1,0 +1,154 @@
+/**
+ * The layering of src/, computed from the real module graph (`deno info --json` over every file,
+ * type-only imports included): no import cycle between top-level src/ entries (folders, and the
+ * files directly in src/), nothing of src/http imports an add-on, the HTTP kit is a leaf of
+ * src/http, and the add-ons reach the store only through the run service. Part of
+ * `deno task check`.
+ */
+import assert from "node:assert/strict";
+import { relative } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+
+const ROOT = fileURLToPath(new URL("../", import.meta.url));
+const SRC = `${ROOT}src/`;
+
+/** Every .ts file under src/, relative to src/. */
+async function sourceFiles(dir = SRC): Promise<string[]> {
+  const out: string[] = [];
+  for await (const entry of Deno.readDir(dir)) {
+    const path = `${dir}${entry.name}`;
+    if (entry.isDirectory) out.push(...await sourceFiles(`${path}/`));
+    else if (entry.name.endsWith(".ts")) out.push(relative(SRC, path));
+  }
+  return out.sort();
+}
+
+/** One import between two files of src/ (paths relative to src/). */
+interface FileEdge {
+  from: string;
+  to: string;
+}
+
+/** The imports between files of src/, as Deno resolves them (code and type-only imports). */
+async function fileEdges(): Promise<FileEdge[]> {
+  const files = await sourceFiles();
+  const dir = await Deno.makeTempDir({ prefix: "agentd_imports_" });
+  try {
+    const entry = `${dir}/entry.ts`;
+    await Deno.writeTextFile(
+      entry,
+      files.map((f) => `import "${pathToFileURL(SRC + f).href}";`).join("\n") + "\n",
+    );
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: ["info", "--json", "--config", `${ROOT}deno.json`, entry],
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    assert.ok(out.success, new TextDecoder().decode(out.stderr));
+    const graph = JSON.parse(new TextDecoder().decode(out.stdout)) as {
+      modules: {
+        specifier: string;
+        dependencies?: { code?: { specifier?: string }; type?: { specifier?: string } }[];
+      }[];
+    };
+    const srcUrl = pathToFileURL(SRC).href;
+    const local = (url: string | undefined) =>
+      url?.startsWith(srcUrl) ? decodeURIComponent(url.slice(srcUrl.length)) : undefined;
+    const edges: FileEdge[] = [];
+    for (const module of graph.modules) {
+      const from = local(module.specifier);
+      if (!from) continue;
+      for (const dep of module.dependencies ?? []) {
+        for (const to of new Set([local(dep.code?.specifier), local(dep.type?.specifier)])) {
+          if (to) edges.push({ from, to });
+        }
+      }
+    }
+    return edges;
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+/** The top-level src/ entry a file belongs to: its first folder, or the file itself. */
+function topLevel(path: string): string {
+  return path.split("/")[0];
+}
+
+/** One cycle of a directed graph (as a closed path), or undefined when it has none. */
+export function findCycle(graph: Map<string, Set<string>>): string[] | undefined {
+  const state = new Map<string, "open" | "done">();
+  const stack: string[] = [];
+  const visit = (node: string): string[] | undefined => {
+    state.set(node, "open");
+    stack.push(node);
+    for (const next of graph.get(node) ?? []) {
+      if (state.get(next) === "open") return [...stack.slice(stack.indexOf(next)), next];
+      if (!state.has(next)) {
+        const found = visit(next);
+        if (found) return found;
+      }
+    }
+    stack.pop();
+    state.set(node, "done");
+    return undefined;
+  };
+  for (const node of [...graph.keys()].sort()) {
+    if (!state.has(node)) {
+      const found = visit(node);
+      if (found) return found;
+    }
+  }
+  return undefined;
+}
+
+const edges = await fileEdges();
+
+/** Example file imports behind a folder edge, for the failure message. */
+function behind(from: string, to: string): string {
+  return edges.filter((e) => topLevel(e.from) === from && topLevel(e.to) === to)
+    .slice(0, 3).map((e) => `${e.from} -> ${e.to}`).join(", ");
+}
+
+Deno.test("imports: the cycle finder finds a cycle and accepts a DAG", () => {
+  const g = (pairs: [string, string][]) => {
+    const graph = new Map<string, Set<string>>();
+    for (const [a, b] of pairs) graph.set(a, (graph.get(a) ?? new Set()).add(b));
+    return graph;
+  };
+  assert.deepEqual(findCycle(g([["a", "b"], ["b", "c"], ["c", "a"]])), ["a", "b", "c", "a"]);
+  assert.equal(findCycle(g([["a", "b"], ["b", "c"], ["a", "c"]])), undefined);
+});
+
+Deno.test("imports: no cycle between top-level src/ folders", () => {
+  const graph = new Map<string, Set<string>>();
+  for (const { from, to } of edges) {
+    const [a, b] = [topLevel(from), topLevel(to)];
+    if (a !== b) graph.set(a, (graph.get(a) ?? new Set()).add(b));
+  }
+  // The graph really is the app's: the composition root reaches the HTTP app and the store.
+  assert.ok(graph.get("server.ts")?.has("http") && graph.get("server.ts")?.has("store"));
+  const cycle = findCycle(graph);
+  assert.equal(
+    cycle,
+    undefined,
+    cycle &&
+      `import cycle ${cycle.join(" -> ")}: ${
+        cycle.slice(1).map((to, i) => behind(cycle[i], to)).join("; ")
+      }`,
+  );
+});
+
+Deno.test("imports: src/http imports no add-on; the kit is a leaf of src/http", () => {
+  const bad = edges.filter((e) =>
+    (e.from.startsWith("http/") && e.to.startsWith("protocols/")) ||
+    (e.from.startsWith("http/kit/") && e.to.startsWith("http/") && !e.to.startsWith("http/kit/"))
+  );
+  assert.deepEqual(bad.map((e) => `${e.from} -> ${e.to}`), []);
+  assert.ok(edges.some((e) => e.from.startsWith("protocols/") && e.to.startsWith("http/kit/")));
+});
+
+Deno.test("imports: the add-ons reach the store only through the run service", () => {
+  const bad = edges.filter((e) => e.from.startsWith("protocols/") && e.to.startsWith("store/"));
+  assert.deepEqual(bad.map((e) => `${e.from} -> ${e.to}`), []);
+});
