@@ -6,8 +6,16 @@
  * context the HTTP app sets), and with OpenTelemetry on, the active `trace_id`/`span_id`.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
-import { activeTraceIds } from "./metrics/tracing.ts";
+import { trace } from "@opentelemetry/api";
 import { REDACTED, replaceSecrets, usableSecrets } from "./secrets.ts";
+
+/** The trace and span id of the active span, for log correlation; undefined without one. */
+export function activeTraceIds(): { trace_id: string; span_id: string } | undefined {
+  const ctx = trace.getActiveSpan()?.spanContext();
+  return ctx && trace.isSpanContextValid(ctx)
+    ? { trace_id: ctx.traceId, span_id: ctx.spanId }
+    : undefined;
+}
 
 /** Log levels, least to most severe. */
 export type LogLevel = "debug" | "info" | "warn" | "error";

@@ -10,7 +10,8 @@ import type { Tool } from "../tools/types.ts";
 import { wrapTool } from "../tools/wrap.ts";
 import type { AgentdMetrics } from "./agentd.ts";
 import { SpanStatusCode } from "@opentelemetry/api";
-import { activeTraceIds, iterateInSpan, type Tracer } from "./tracing.ts";
+import { activeTraceIds } from "../log.ts";
+import { iterateInSpan, type Tracer } from "./tracing.ts";
 
 const seconds = (startedMs: number) => (performance.now() - startedMs) / 1000;
 

@@ -33,7 +33,6 @@ export {
 } from "./instrument.ts";
 export { httpMetrics, metricsHandler, streamKind, type StreamPaths } from "./http.ts";
 export {
-  activeTraceIds,
   type Attributes,
   createTracer,
   iterateInSpan,

@@ -49,14 +49,6 @@ function clean(attributes: Attributes): Record<string, string | number | boolean
   return out;
 }
 
-/** The trace and span id of the active span, for log correlation; undefined without one. */
-export function activeTraceIds(): { trace_id: string; span_id: string } | undefined {
-  const ctx = trace.getActiveSpan()?.spanContext();
-  return ctx && trace.isSpanContextValid(ctx)
-    ? { trace_id: ctx.traceId, span_id: ctx.spanId }
-    : undefined;
-}
-
 /**
  * Iterates `source` with every `next()` running inside `span`, and ends the span when the source
  * finishes, throws, or the consumer stops early (which also returns the source).
