@@ -1,9 +1,9 @@
 /**
  * Packaging: `deno task compile` must produce one executable that needs no file of this
- * repository at run time. `deno compile` embeds the static module graph (migrations and playground
- * are TypeScript modules imported statically; the JS tool Worker starts from a `data:` URL; the
- * Python runner is passed with `python3 -c`) and the npm packages of the graph, whole (so
- * `@cdktn/hcl2json` finds its `main.wasm.gz`). These tests keep it that way:
+ * repository at run time. `deno compile` embeds the static module graph (migrations are TypeScript
+ * modules imported statically, the playground's files are imported as text, the JS tool Worker
+ * starts from a `data:` URL, the Python runner is passed with `python3 -c`) and the npm packages of
+ * the graph, whole (so `@cdktn/hcl2json` finds its `main.wasm.gz`). These tests keep it that way:
  *
  * - no source reads a file, resolves `import.meta.url` or imports a computed specifier at run time,
  *   except the allowlisted reads of user files (the manifest, tool modules);
@@ -59,15 +59,18 @@ const ALLOWED: { file: string; name: string; why: string }[] = [
   },
 ];
 
-async function sourceFiles(dir: string): Promise<string[]> {
+async function sourceFiles(dir: string, names = /\.(ts|tsx|js|mjs)$/): Promise<string[]> {
   const out: string[] = [];
   for await (const entry of Deno.readDir(dir)) {
     const path = join(dir, entry.name);
-    if (entry.isDirectory) out.push(...await sourceFiles(path));
-    else if (/\.(ts|tsx|js|mjs)$/.test(entry.name)) out.push(path);
+    if (entry.isDirectory) out.push(...await sourceFiles(path, names));
+    else if (names.test(entry.name)) out.push(path);
   }
   return out;
 }
+
+/** What the playground serves: code, page, stylesheet and icon (imported as text). */
+const PLAYGROUND_FILES = /\.(ts|js|html|css|svg)$/;
 
 /** Strips `//` line comments and JSDoc/block comments, so prose mentioning an API is not a hit. */
 function code(text: string): string {
@@ -157,11 +160,12 @@ Deno.test("what the program loads is in the module graph or in --include", async
     "src/tools/js_worker_source.ts",
     "src/tools/python_runner_source.ts",
   ];
-  for (const dir of ["src/store/migrations", "src/http/playground"]) {
-    const abs = join(ROOT, dir);
-    if (!(await Deno.stat(abs).catch(() => null))) continue;
-    for (const f of await sourceFiles(abs)) expected.push(relative(ROOT, f));
+  for (const f of await sourceFiles(join(ROOT, "src/store/migrations"))) {
+    expected.push(relative(ROOT, f));
   }
+  const playground = await sourceFiles(join(ROOT, "src/http/playground"), PLAYGROUND_FILES);
+  assert.ok(playground.some((f) => f.endsWith("static/index.html")), "the page is a file");
+  for (const f of playground) expected.push(relative(ROOT, f));
   const missing = expected.filter((f) => !covered(f));
   assert.deepEqual(missing, [], "import these statically (or add them to --include)");
 
@@ -200,7 +204,10 @@ Deno.test("the compile task embeds the graph (runtime binary stood in by this de
     const text = new TextDecoder().decode(result.stdout) + new TextDecoder().decode(result.stderr);
     assert.ok(result.success, text);
     const listing = text.slice(text.indexOf("Embedded Files"));
-    for (const part of ["main.ts", "deno.json", "migrations", "@cdktn/hcl2json", "postgres"]) {
+    const parts = ["main.ts", "deno.json", "migrations", "@cdktn/hcl2json", "postgres"];
+    // The playground's files, imported as text, are embedded like modules.
+    parts.push("index.html", "style.css", "favicon.svg", "app.js", "sse.js");
+    for (const part of parts) {
       assert.ok(listing.includes(part), `${part} is embedded:\n${listing}`);
     }
     // Test-only packages stay out (--exclude-unused-npm).

@@ -9,6 +9,7 @@ import { protocolAddOns } from "../../src/server.ts";
 import { openApiPath } from "../../src/http/openapi/mod.ts";
 import { createLogger } from "../../src/log.ts";
 import { RUN_EVENT_KINDS, RunEventSchema } from "../../src/engine/events.ts";
+import { PLAYGROUND_PATHS } from "../../src/http/playground/mod.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { readEvents } from "../helpers/sse.ts";
 
@@ -20,12 +21,7 @@ const HTTP_METHODS = ["get", "put", "post", "delete", "options", "head", "patch"
  * Routes the document leaves out on purpose: the playground's page and static assets (a web UI,
  * not an API). `ALL` routes (middleware, the A2A fallbacks) are skipped as a kind.
  */
-const EXCLUDED = new Set([
-  "GET /",
-  "GET /playground/app.js",
-  "GET /playground/style.css",
-  "GET /playground/favicon.svg",
-]);
+const EXCLUDED = new Set(Object.keys(PLAYGROUND_PATHS).map((path) => `GET ${path}`));
 
 /**
  * Router routes that serve several documented operations: the A2A add-on dispatches

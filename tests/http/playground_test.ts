@@ -11,6 +11,7 @@ import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { loadConfig } from "../../src/config/mod.ts";
+import { PLAYGROUND_PATHS } from "../../src/http/playground/mod.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 
 const CHROMIUM = Deno.env.get("AGENTD_TEST_CHROMIUM") ?? "/usr/bin/chromium";
@@ -153,9 +154,14 @@ Deno.test({
         const expected: Record<string, string> = {
           "/": "text/html",
           "/playground/app.js": "text/javascript",
+          "/playground/sse.js": "text/javascript",
           "/playground/style.css": "text/css",
           "/playground/favicon.svg": "image/svg+xml",
         };
+        // Every file the page serves, also those listed above.
+        for (const path of Object.keys(PLAYGROUND_PATHS)) {
+          expected[path] ??= PLAYGROUND_PATHS[path].split(";")[0];
+        }
         for (const [path, type] of Object.entries(expected)) {
           const res = await server.fetch(path);
           const body = await res.text();

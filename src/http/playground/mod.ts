@@ -1,17 +1,31 @@
 /**
- * The built-in playground: one web page at `/` (HTML, a stylesheet, a vanilla JavaScript module
- * and an icon, all embedded as TypeScript strings so `deno compile` needs no extra flag) that lets
- * a person try the agent through the public native API. Every response carries a strict
- * Content-Security-Policy: the page may load and call nothing but its own origin.
+ * The built-in playground: one web page at `/` that lets a person try the agent through the
+ * public native API. Its files (HTML, a stylesheet, an icon and small JavaScript modules) live in
+ * `static/` as what they are, so fmt and lint see them, and are imported as text so `deno compile`
+ * embeds them. Every response carries a strict Content-Security-Policy: the page may load and
+ * call nothing but its own origin.
  *
  * @module
  */
 import { Hono } from "hono";
 import type { Context } from "hono";
 import type { AppEnv } from "../kit/env.ts";
-import { APP_JS } from "./app_js.ts";
-import { INDEX_HTML } from "./index_html.ts";
-import { STYLE_CSS } from "./style_css.ts";
+import INDEX_HTML from "./static/index.html" with { type: "text" };
+import STYLE_CSS from "./static/style.css" with { type: "text" };
+import FAVICON_SVG from "./static/favicon.svg" with { type: "text" };
+import API_JS from "./static/api.js" with { type: "text" };
+import APP_JS from "./static/app.js" with { type: "text" };
+import DOM_JS from "./static/dom.js" with { type: "text" };
+import INTERRUPTS_JS from "./static/interrupts.js" with { type: "text" };
+import PAGE_JS from "./static/page.js" with { type: "text" };
+import PANELS_JS from "./static/panels.js" with { type: "text" };
+import PATCH_JS from "./static/patch.js" with { type: "text" };
+import RUNS_JS from "./static/runs.js" with { type: "text" };
+import SESSIONS_JS from "./static/sessions.js" with { type: "text" };
+import SETTINGS_JS from "./static/settings.js" with { type: "text" };
+import SSE_JS from "./static/sse.js" with { type: "text" };
+import STORAGE_JS from "./static/storage.js" with { type: "text" };
+import TRANSCRIPT_JS from "./static/transcript.js" with { type: "text" };
 
 /** The Content-Security-Policy of every playground response: only 'self', no inline code. */
 export const PLAYGROUND_CSP = [
@@ -26,10 +40,6 @@ export const PLAYGROUND_CSP = [
   "form-action 'none'",
   "frame-ancestors 'none'",
 ].join("; ");
-
-const FAVICON_SVG = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32">` +
-  `<rect x="6" y="6" width="20" height="20" rx="4" transform="rotate(45 16 16)" fill="#4f46e5"/>` +
-  `</svg>`;
 
 /** One embedded file. */
 interface Asset {
@@ -52,20 +62,37 @@ function asset(body: string, type: string): Asset {
   return { body, type, etag: etagOf(body) };
 }
 
-/** The URL paths of the playground and what each serves. */
-export const PLAYGROUND_PATHS: Readonly<Record<string, string>> = {
-  "/": "text/html; charset=utf-8",
-  "/playground/app.js": "text/javascript; charset=utf-8",
-  "/playground/style.css": "text/css; charset=utf-8",
-  "/playground/favicon.svg": "image/svg+xml",
+const HTML = "text/html; charset=utf-8";
+const JS = "text/javascript; charset=utf-8";
+
+/** Each URL path of the playground with its file and content type. */
+const FILES: Record<string, [body: string, type: string]> = {
+  "/": [INDEX_HTML, HTML],
+  "/playground/style.css": [STYLE_CSS, "text/css; charset=utf-8"],
+  "/playground/favicon.svg": [FAVICON_SVG, "image/svg+xml"],
+  "/playground/app.js": [APP_JS, JS],
+  "/playground/api.js": [API_JS, JS],
+  "/playground/dom.js": [DOM_JS, JS],
+  "/playground/interrupts.js": [INTERRUPTS_JS, JS],
+  "/playground/page.js": [PAGE_JS, JS],
+  "/playground/panels.js": [PANELS_JS, JS],
+  "/playground/patch.js": [PATCH_JS, JS],
+  "/playground/runs.js": [RUNS_JS, JS],
+  "/playground/sessions.js": [SESSIONS_JS, JS],
+  "/playground/settings.js": [SETTINGS_JS, JS],
+  "/playground/sse.js": [SSE_JS, JS],
+  "/playground/storage.js": [STORAGE_JS, JS],
+  "/playground/transcript.js": [TRANSCRIPT_JS, JS],
 };
 
-const ASSETS: Record<string, Asset> = {
-  "/": asset(INDEX_HTML, PLAYGROUND_PATHS["/"]),
-  "/playground/app.js": asset(APP_JS, PLAYGROUND_PATHS["/playground/app.js"]),
-  "/playground/style.css": asset(STYLE_CSS, PLAYGROUND_PATHS["/playground/style.css"]),
-  "/playground/favicon.svg": asset(FAVICON_SVG, PLAYGROUND_PATHS["/playground/favicon.svg"]),
-};
+/** The URL paths of the playground and what each serves. */
+export const PLAYGROUND_PATHS: Readonly<Record<string, string>> = Object.fromEntries(
+  Object.entries(FILES).map(([path, [, type]]) => [path, type]),
+);
+
+const ASSETS: Record<string, Asset> = Object.fromEntries(
+  Object.entries(FILES).map(([path, [body, type]]) => [path, asset(body, type)]),
+);
 
 function serve(c: Context<AppEnv>, file: Asset): Response {
   const headers: Record<string, string> = {
