@@ -20,9 +20,10 @@ export interface SecretValueOptions {
 /**
  * The secret values of a configuration and environment: every string the manifest holds under a
  * secret-looking name (`api_key`, `api_keys`, `key`, `token`, `password`, `secret`: model keys, the
- * pub/sub token, API keys of `http_server.auth`), passwords inside any URL it holds (storage,
- * pub/sub), every environment variable whose name says it holds a key, token, secret or password
- * (12+ chars), the `credentialEnv` variables, and passwords inside URLs of the environment.
+ * pub/sub token, API keys of `http_server.auth`), every value of a `headers` or `env` map
+ * (`mcp_server` blocks), passwords inside any URL it holds (storage, pub/sub), every environment
+ * variable whose name says it holds a key, token, secret or password (12+ chars), the
+ * `credentialEnv` variables, and passwords inside URLs of the environment.
  */
 export function secretValues(
   config: { manifest: unknown },
@@ -47,7 +48,10 @@ export function secretValues(
     } else if (value !== null && typeof value === "object") {
       for (const [k, v] of Object.entries(value)) {
         // A key's bound tenant is an identifier, not a secret: redacting it would blank ids.
-        walk(v, (secret && k !== "tenant") || SECRET_CONFIG_KEY.test(k), depth + 1);
+        // Every value of a header or environment map (`mcp_server`) may be a credential.
+        const map = SECRET_CONFIG_MAP.test(k) && v !== null && typeof v === "object" &&
+          !Array.isArray(v);
+        walk(v, (secret && k !== "tenant") || SECRET_CONFIG_KEY.test(k) || map, depth + 1);
       }
     }
   };
@@ -65,6 +69,8 @@ export function secretValues(
 
 // Manifest attributes holding secrets (at any depth: `agent.model.api_key`, `auth.api_keys`...).
 const SECRET_CONFIG_KEY = /^(api_key|api_keys|key|token|password|secret)$/;
+// Manifest maps whose values are all secrets (`mcp_server` `headers` and `env`).
+const SECRET_CONFIG_MAP = /^(headers|env)$/;
 // Environment variables holding secrets by their name.
 const SECRET_ENV_NAME = /(KEY|TOKEN|SECRET|PASSWORD|PASSWD)$/i;
 

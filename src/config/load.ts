@@ -155,8 +155,8 @@ export async function parseConfig(text: string, options: ParseConfigOptions): Pr
 
 /**
  * A deep copy safe to print: `api_key`, `api_keys`, `key`, `token` and `password` values (each
- * element of a list of them too) and passwords inside URLs (`scheme://user:secret@host`) become
- * `****`.
+ * element of a list of them too), every value of a `headers` or `env` map (`mcp_server` blocks)
+ * and passwords inside URLs (`scheme://user:secret@host`) become `****`.
  */
 export function maskSecrets<T>(value: T): T {
   return maskValue(value, undefined) as T;
@@ -358,6 +358,7 @@ const MANIFEST_BLOCKS: BlockSpec = {
   labelled: {
     capability: {},
     tool: { single: { permissions: {} } },
+    mcp_server: {},
   },
 };
 
@@ -815,13 +816,29 @@ function resolvePaths(
       },
     ]),
   );
-  return { ...manifest, tool, runtime: { ...manifest.runtime, storage } };
+  const mcp_server = Object.fromEntries(
+    Object.entries(manifest.mcp_server).map(([name, server]) => {
+      if (server.command === undefined) return [name, server];
+      // A program named by a relative path was written next to the manifest; a bare name is
+      // looked up on PATH.
+      const [program, ...args] = server.command;
+      const relative = program.startsWith("./") || program.startsWith("../");
+      return [name, {
+        ...server,
+        command: [relative ? resolve(baseDir, program) : program, ...args],
+        cwd: resolve(baseDir, server.cwd ?? "."),
+      }];
+    }),
+  );
+  return { ...manifest, tool, mcp_server, runtime: { ...manifest.runtime, storage } };
 }
 
 // ---------------------------------------------------------------------------------------------
 // Secrets
 
 const SECRET_KEYS = new Set(["api_key", "api_keys", "key", "token", "password"]);
+// Maps whose every value may be a credential (`mcp_server` headers and process environment).
+const SECRET_MAPS = new Set(["headers", "env"]);
 const URL_PASSWORD = /^([A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#@:]*:)([^/?#@]*)@/;
 
 function maskUrl(text: string): string {
@@ -836,9 +853,19 @@ function maskValue(value: unknown, key: string | undefined): unknown {
   // Elements of a list inherit its name, so each of `api_keys = [...]` is masked.
   if (Array.isArray(value)) return value.map((v) => maskValue(v, key));
   if (isPlainObject(value)) {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, maskValue(v, k)]));
+    return Object.fromEntries(
+      Object.entries(value).map((
+        [k, v],
+      ) => [k, SECRET_MAPS.has(k) && isPlainObject(v) ? maskMap(v) : maskValue(v, k)]),
+    );
   }
   return value;
+}
+
+function maskMap(map: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(map).map(([k, v]) => [k, typeof v === "string" && v !== "" ? "****" : v]),
+  );
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

@@ -3,7 +3,7 @@
  * gives the typed configuration the rest of the program reads.
  *
  * Normalized form: single blocks (`agent`, `runtime`, `http_server`, ...) are objects; labelled
- * blocks (`capability "name"`, `tool "name"`) are records keyed by label.
+ * blocks (`capability "name"`, `tool "name"`, `mcp_server "name"`) are records keyed by label.
  */
 import { z } from "zod";
 
@@ -48,6 +48,7 @@ export const ModelBlockSchema = z.object({
 export const CapabilitySchema = z.object({
   description: z.string().optional(),
   instructions: z.string().optional(),
+  /** Tool names: `tool` blocks, MCP tools (`SERVER__TOOL`), or `mcp_server` names (all its tools). */
   tools: z.array(z.string()).default([]),
 }).strict();
 
@@ -74,6 +75,68 @@ export const ToolSchema = z.object({
   requires_approval: z.boolean().default(false),
   permissions: ToolPermissionsSchema.prefault({}),
 }).strict();
+
+/**
+ * Names an `mcp_server` block may have: a letter, then letters and digits in groups joined by
+ * single `-` or `_`, at most 32 characters. No `__` and no trailing `_`, so the `__` that joins a
+ * server name to its tools' names (`NAME__TOOL`) is always the first one (docs/tools.md).
+ */
+export const MCP_SERVER_NAME = /^[A-Za-z][A-Za-z0-9]*(?:[-_][A-Za-z0-9]+)*$/;
+
+/** The longest `mcp_server` name, so `NAME__` leaves room for tool names under 64 characters. */
+export const MCP_SERVER_NAME_MAX = 32;
+
+/**
+ * An MCP server whose tools the agent may call (docs/tools.md#mcp-servers): a local program
+ * spoken to over stdio (`command`), or a Streamable HTTP endpoint (`url`).
+ */
+export const McpServerSchema = z.object({
+  description: z.string().optional(),
+  /** stdio: the program and its arguments; a path starting with `./` or `../` is relative to the manifest. */
+  command: z.array(z.string().min(1)).min(1).optional(),
+  /** stdio: environment variables of the process, on top of a small base set (PATH, HOME...). */
+  env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be a variable name"), z.string())
+    .optional(),
+  /** stdio: working directory, relative to the manifest; the manifest's directory by default. */
+  cwd: z.string().min(1).optional(),
+  /** Streamable HTTP: the server's MCP endpoint (`http://` or `https://`). */
+  url: z.string().url().regex(/^https?:\/\//i, "must be an http:// or https:// URL").optional(),
+  /** Streamable HTTP: headers sent with every request (credentials...). */
+  headers: z.record(
+    z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, "must be an HTTP header name"),
+    z.string(),
+  ).optional(),
+  /** Streamable HTTP: a header that carries the caller's tenant id on every tool call (opt-in). */
+  tenant_header: z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, "must be an HTTP header name")
+    .optional(),
+  /** The server's tools the agent may use (their MCP names); all of them when omitted. */
+  tools: z.array(z.string().min(1)).optional(),
+  /** Milliseconds allowed for one call (and for connecting and listing the tools). */
+  timeout: z.number().int().positive().default(30_000),
+}).strict().superRefine((server, ctx) => {
+  const stdio = server.command !== undefined;
+  const http = server.url !== undefined;
+  if (stdio === http) {
+    ctx.addIssue({
+      code: "custom",
+      message: 'give either command = [...] (a stdio server) or url = "..." (Streamable HTTP)',
+    });
+  }
+  const misplaced = stdio
+    ? (["headers", "tenant_header"] as const).filter((k) => server[k] !== undefined)
+    : http
+    ? (["env", "cwd"] as const).filter((k) => server[k] !== undefined)
+    : [];
+  for (const key of misplaced) {
+    ctx.addIssue({
+      code: "custom",
+      path: [key],
+      message: stdio
+        ? `${key} applies to Streamable HTTP servers (url), not to stdio servers (command)`
+        : `${key} applies to stdio servers (command), not to Streamable HTTP servers (url)`,
+    });
+  }
+});
 
 /** The agent block. */
 export const AgentSchema = z.object({
@@ -198,9 +261,35 @@ export const ManifestSchema = z.object({
   agent: AgentSchema,
   capability: z.record(z.string(), CapabilitySchema).default({}),
   tool: z.record(z.string(), ToolSchema).default({}),
+  mcp_server: z.record(z.string(), McpServerSchema).default({}),
   runtime: RuntimeSchema.prefault({}),
   http_server: HttpServerSchema.optional(),
-}).strict();
+}).strict().superRefine((manifest, ctx) => {
+  // MCP tools are named `SERVER__TOOL`: server names must keep that split unambiguous, and no
+  // other tool may take a name in a server's namespace.
+  const servers = Object.keys(manifest.mcp_server);
+  for (const name of servers) {
+    if (!MCP_SERVER_NAME.test(name) || name.length > MCP_SERVER_NAME_MAX) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["mcp_server", name],
+        message: `the name must start with a letter and hold letters and digits, joined by ` +
+          `single '-' or '_' (no '__', no trailing '_'), at most ${MCP_SERVER_NAME_MAX} characters`,
+      });
+    }
+  }
+  for (const tool of Object.keys(manifest.tool)) {
+    const server = servers.find((s) => tool === s || tool.startsWith(`${s}__`));
+    if (server !== undefined) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["tool", tool],
+        message: `the name is taken by mcp_server "${server}" (it names the server, and ` +
+          `${server}__* its tools); rename the tool or the server`,
+      });
+    }
+  }
+});
 
 /** Validated manifest. */
 export type Manifest = z.infer<typeof ManifestSchema>;
@@ -208,6 +297,8 @@ export type Manifest = z.infer<typeof ManifestSchema>;
 export type ModelBlock = z.infer<typeof ModelBlockSchema>;
 /** A validated tool definition. */
 export type ToolConfig = z.infer<typeof ToolSchema>;
+/** A validated `mcp_server` block. */
+export type McpServerConfig = z.infer<typeof McpServerSchema>;
 /** Validated inference parameters. */
 export type InferenceParams = z.infer<typeof InferenceParamsSchema>;
 /** Validated retry policy. */
