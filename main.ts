@@ -150,9 +150,19 @@ async function check(parsed: Parsed): Promise<number> {
   const { checkRuntime } = await import("./src/server.ts");
   const problems = checkRuntime(config, Deno.env.toObject());
   if (problems.length > 0) throw new ReportedError(`${path} cannot run:`, problems);
+  // MCP servers are started, asked for their tools and stopped again.
+  const { McpStartupError, startMcpServers } = await import("./src/tools/mcp/mod.ts");
+  const mcp = await startMcpServers(config).catch((error) => {
+    throw error instanceof McpStartupError
+      ? new ReportedError(`${path} cannot run:`, error.problems)
+      : error;
+  });
+  const servers = mcp.describe();
+  await mcp.close();
   console.log(JSON.stringify(maskSecrets(config), null, 2));
+  // Notes go to stderr, so that stdout stays pure JSON for scripts.
+  for (const line of servers) console.error(`note: ${line}`);
   if (!config.manifest.http_server) {
-    // stderr, so that stdout stays pure JSON for scripts.
     console.error(`note: ${path} has no http_server block, so "agentd serve" will refuse it`);
   }
   return 0;

@@ -17,6 +17,8 @@ import { RunService } from "./runs/service.ts";
 import { createEngine } from "./engine/mod.ts";
 import { createModelClient, credentialEnvNames, resolveModel } from "./models/mod.ts";
 import { buildTools, scrubTools, ToolConfigError } from "./tools/mod.ts";
+import { type McpServers, McpStartupError, startMcpServers } from "./tools/mcp/mod.ts";
+import type { Tool } from "./tools/types.ts";
 import { ApiError } from "./errors.ts";
 import type { Clock } from "./clock.ts";
 import {
@@ -62,7 +64,7 @@ export interface ServerOptions {
   clock?: Clock;
 }
 
-/** The manifest describes a runtime that cannot start (tools, model); one line per problem. */
+/** The manifest cannot run (tools, model, MCP servers); one line per problem. */
 export class StartupError extends Error {
   constructor(readonly problems: string[]) {
     super(`the manifest cannot run:\n  ${problems.join("\n  ")}`);
@@ -138,7 +140,11 @@ export async function startServer(
     tracer,
   );
   let pubsub: PubSub | undefined;
+  let mcp: McpServers | undefined;
   try {
+    mcp = await startMcpServers(config, { log, env }).catch((err) => {
+      throw err instanceof McpStartupError ? new StartupError(err.problems) : err;
+    });
     pubsub = instrumentPubSub(
       await createPubSub(config.manifest.runtime.pubsub, {
         onError: (err) => {
@@ -148,6 +154,12 @@ export async function startServer(
       }),
       metrics,
     );
+    // The manifest's tools and the MCP servers' get the same wrappers (results scrubbed of
+    // secrets, calls measured); MCP tool lists change, so they are wrapped again when they do.
+    const scrub = secretScrubber(secrets);
+    const measureTools = (tools: Map<string, Tool>) =>
+      instrumentTools(scrubTools(tools, scrub), metrics, tracer);
+    const measuredMcp = cachedByIdentity(measureTools);
     const engine = traceEngine(
       createEngine({
         config,
@@ -156,11 +168,8 @@ export async function startServer(
           createModelClient({ env, metrics: modelMetrics(metrics), secrets }),
           tracer,
         ),
-        tools: instrumentTools(
-          scrubTools(buildTools(config), secretScrubber(secrets)),
-          metrics,
-          tracer,
-        ),
+        tools: measureTools(buildTools(config)),
+        mcpTools: () => measuredMcp(mcp!.tools()),
         log,
         resolveModel: (model) => resolveModel(config.manifest.agent.model, model, env),
       }),
@@ -193,6 +202,7 @@ export async function startServer(
       stopping ??= (async () => {
         log.info("shutting down", { grace_ms: graceMs, active_runs: runs.activeCount });
         await runs.shutdown(graceMs);
+        await mcp!.close();
         await server.shutdown();
         await pubsub!.close();
         await store.close();
@@ -206,8 +216,18 @@ export async function startServer(
     }
     return { url, port: addr.port, runs, store, metrics, shutdown, finished: server.finished };
   } catch (err) {
+    await mcp?.close().catch(() => {});
     await pubsub?.close().catch(() => {});
     await store.close().catch(() => {});
     throw err;
   }
+}
+
+/** `derive` of its latest input, computed again only when the input is another object. */
+function cachedByIdentity<A extends object, B>(derive: (input: A) => B): (input: A) => B {
+  let last: { input: A; output: B } | undefined;
+  return (input) => {
+    if (last?.input !== input) last = { input, output: derive(input) };
+    return last.output;
+  };
 }

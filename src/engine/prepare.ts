@@ -27,8 +27,9 @@ export function prepareRun(deps: EngineDeps, request: RunRequest): PreparedRun {
   const fields: FieldError[] = requestConflicts(request);
 
   const capabilities = activeCapabilities(manifest, request.capability_override, fields);
-  const server_tools = serverTools(manifest, capabilities, deps.tools);
-  const client_tools = clientTools(request.tools ?? [], deps.tools, fields);
+  const tools = deps.mcpTools ? new Map([...deps.tools, ...deps.mcpTools()]) : deps.tools;
+  const server_tools = serverTools(manifest, capabilities, tools);
+  const client_tools = clientTools(request.tools ?? [], tools, manifest, fields);
   const resume = parseResume(request.resume_payload, fields);
   if (fields.length > 0) throw errors.validation(fields);
 
@@ -88,8 +89,9 @@ export function activeCapabilities(
 }
 
 /**
- * The server tools of a run: the tools of its active capabilities. A manifest that declares no
- * capability at all offers every tool it defines (capabilities are then simply not in use).
+ * The server tools of a run: the tools of its active capabilities, where the name of an
+ * `mcp_server` stands for all of its tools (`NAME__*`). A manifest that declares no capability at
+ * all offers every tool it has (capabilities are then simply not in use).
  */
 export function serverTools(
   manifest: Manifest,
@@ -102,6 +104,9 @@ export function serverTools(
     for (const name of manifest.capability[cap]?.tools ?? []) {
       const tool = tools.get(name);
       if (tool) out.set(name, tool);
+      if (name in manifest.mcp_server) {
+        for (const [n, t] of tools) if (n.startsWith(`${name}__`)) out.set(n, t);
+      }
     }
   }
   return out;
@@ -109,21 +114,27 @@ export function serverTools(
 
 /**
  * The client tools of a request by name. A name shared with any server tool of the manifest (active
- * or not) is refused, so a tool name in a checkpoint always means one thing; so is a repeated name.
+ * or not), or in an MCP server's namespace (`NAME__*`, whose tools may change), is refused, so a
+ * tool name in a checkpoint always means one thing; so is a repeated name.
  */
 function clientTools(
   defs: ToolDefinition[],
   server: Map<string, Tool>,
+  manifest: Manifest,
   fields: FieldError[],
 ): Map<string, ToolDefinition> {
   const out = new Map<string, ToolDefinition>();
+  const mcp = Object.keys(manifest.mcp_server);
   defs.forEach((def, i) => {
-    if (server.has(def.name)) {
+    const namespace = mcp.find((s) => def.name.startsWith(`${s}__`));
+    if (server.has(def.name) || namespace !== undefined) {
       fields.push({
         field: `tools.${i}.name`,
         errors: [{
           code: "tool_name_conflict",
-          message: `'${def.name}' is the name of a server tool of the agent`,
+          message: namespace === undefined
+            ? `'${def.name}' is the name of a server tool of the agent`
+            : `'${def.name}' is in the namespace of the agent's MCP server '${namespace}'`,
           params: { name: def.name },
         }],
       });

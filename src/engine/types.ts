@@ -17,6 +17,8 @@ export interface EngineDeps {
   models: ModelClient;
   /** Every server tool of the manifest, by name (`buildTools(config)`). */
   tools: Map<string, Tool>;
+  /** The MCP servers' tools as they are now (their lists change), by the name the model sees. */
+  mcpTools?: () => Map<string, Tool>;
   /** Resolves the run's model (`resolveModel(manifest, run, env)`); throws a 422 ApiError. */
   resolveModel: (m: ModelConfig | null | undefined) => ResolvedModel;
   /** Where the engine reports what it cannot tell the client (internal errors, broken tools). */

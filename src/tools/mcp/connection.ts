@@ -1,0 +1,494 @@
+/**
+ * One MCP server as agentd uses it: an SDK `Client` over stdio (`ProcessTransport`) or Streamable
+ * HTTP, the server's tools as `Tool`s named for the model, and the life cycle around them: the
+ * tool list cached and refreshed on `notifications/tools/list_changed`, a server that stops
+ * restarted with backoff (its calls fail with a clear error meanwhile), an HTTP session that the
+ * server forgot re-established.
+ */
+import { AsyncLocalStorage } from "node:async_hooks";
+import { Client } from "@modelcontextprotocol/sdk/client";
+// The SDK's `./*.js` subpaths map their types to `*.js.d.ts`, which does not exist: name them.
+// @ts-types="@modelcontextprotocol/sdk/client/streamableHttp"
+import {
+  StreamableHTTPClientTransport,
+  StreamableHTTPError,
+} from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport";
+// @ts-types="@modelcontextprotocol/sdk/types"
+import {
+  ErrorCode,
+  McpError,
+  type Progress,
+  type Tool as McpTool,
+  ToolListChangedNotificationSchema,
+} from "@modelcontextprotocol/sdk/types.js";
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
+import type { JsonSchemaValidator } from "@modelcontextprotocol/sdk/validation";
+import denoConfig from "../../../deno.json" with { type: "json" };
+import type { McpServerConfig } from "../../config/schema.ts";
+import type { Logger } from "../../log.ts";
+import { errorMessage, toolError } from "../outcome.ts";
+import type { Tool, ToolCallContext, ToolOutcome } from "../types.ts";
+import { modelToolNames } from "./names.ts";
+import { processEnv, ProcessTransport } from "./process_transport.ts";
+import { resultOutcome } from "./result.ts";
+
+/** Restart delays: the first one, doubled after each failure up to the last. */
+export interface Backoff {
+  initial: number;
+  max: number;
+}
+
+/** Options of `McpConnection`. */
+export interface McpConnectionOptions {
+  log: Logger;
+  /** agentd's environment, from which a stdio server gets its base variables. */
+  env: Record<string, string>;
+  /** Restart delays in milliseconds; default 250 ms doubling up to 30 s. */
+  backoff?: Backoff;
+  /** Called after the server's tools changed (a refresh or a reconnection). */
+  onToolsChanged?: () => void;
+}
+
+/** Pages of `tools/list` followed at most, and tools kept at most, per server. */
+const MAX_PAGES = 100;
+const MAX_TOOLS = 1000;
+/** Progress notifications passed on per call, and the longest progress message. */
+const MAX_PROGRESS_EVENTS = 1000;
+const MAX_PROGRESS_MESSAGE = 1000;
+
+type State =
+  | { kind: "idle" }
+  | { kind: "connecting"; done: Promise<void> }
+  | { kind: "ready"; client: Client; transport: Transport; since: number }
+  | { kind: "down"; reason: string }
+  | { kind: "closed" };
+
+/** A server's tool as listed, with the validator of its arguments (null: none could be made). */
+interface Listed {
+  tool: McpTool;
+  validate: JsonSchemaValidator<unknown> | null;
+}
+
+/** A connection to one `mcp_server` block, for the life of the agentd server. */
+export class McpConnection {
+  #state: State = { kind: "idle" };
+  #tools = new Map<string, Tool>();
+  #listed = new Map<string, Listed>();
+  /** MCP names the allowlist names that the server does not offer (for `check`). */
+  #missing: string[] = [];
+  #failures = 0;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #refreshing: Promise<void> | undefined;
+  #refreshAgain = false;
+  /** The tenant of the call in progress, for the `tenant_header` of HTTP requests. */
+  readonly #tenant = new AsyncLocalStorage<string>();
+  readonly #log: Logger;
+  readonly #backoff: Backoff;
+
+  constructor(
+    readonly name: string,
+    readonly config: McpServerConfig,
+    private readonly options: McpConnectionOptions,
+  ) {
+    this.#log = options.log.with({ mcp_server: name });
+    this.#backoff = options.backoff ?? { initial: 250, max: 30_000 };
+  }
+
+  /** The transport kind, for messages. */
+  get kind(): "stdio" | "http" {
+    return this.config.command ? "stdio" : "http";
+  }
+
+  /** The server's tools by the name the model sees (kept while the server is down). */
+  get tools(): ReadonlyMap<string, Tool> {
+    return this.#tools;
+  }
+
+  /** Tools the block's `tools` allowlist names that the server does not offer. */
+  get missing(): readonly string[] {
+    return this.#missing;
+  }
+
+  /** Model name → MCP name of every tool offered. */
+  toolNames(): Map<string, string> {
+    return new Map([...this.#listed].map(([model, l]) => [model, l.tool.name]));
+  }
+
+  /** Connects and lists the tools; throws an Error saying why when that fails (no retry). */
+  async start(): Promise<void> {
+    if (this.#state.kind !== "idle") throw new Error("the connection was already started");
+    try {
+      await this.#connect();
+    } catch (err) {
+      // (`close()` may have run meanwhile; TypeScript still sees the narrowed "idle".)
+      if ((this.#state as State).kind !== "closed") {
+        this.#state = { kind: "down", reason: (err as Error).message };
+      }
+      throw err;
+    }
+  }
+
+  /** Disconnects for good: a stdio server's process group is stopped, an HTTP session ended. */
+  async close(): Promise<void> {
+    const state = this.#state;
+    this.#state = { kind: "closed" };
+    clearTimeout(this.#timer);
+    if (state.kind === "connecting") await state.done.catch(() => {});
+    if (state.kind === "ready") await this.#disconnect(state.client, state.transport);
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Connecting, restarting
+
+  /** One connection attempt: a new transport and client, `initialize`, then the tool list. */
+  #connect(): Promise<void> {
+    const done = (async () => {
+      const transport = this.#transport();
+      const client = new Client({ name: "agentd", version: denoConfig.version }, {
+        capabilities: {},
+      });
+      client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+        if (this.#current(client)) this.#refresh(client);
+      });
+      client.onclose = () => this.#lost(client, this.#closedReason(transport));
+      client.onerror = (err) => this.#transportError(client, err);
+      try {
+        await client.connect(transport, { timeout: this.config.timeout });
+        this.#setTools(await this.#listTools(client));
+      } catch (err) {
+        const reason = this.#failureReason(err, transport);
+        await this.#disconnect(client, transport);
+        throw new Error(reason);
+      }
+      if (this.#state.kind === "closed") {
+        await this.#disconnect(client, transport);
+        return;
+      }
+      this.#state = { kind: "ready", client, transport, since: Date.now() };
+    })();
+    this.#state = { kind: "connecting", done };
+    return done;
+  }
+
+  #transport(): Transport {
+    const c = this.config;
+    if (c.command) {
+      return new ProcessTransport({
+        command: c.command,
+        env: processEnv(c.env, this.options.env),
+        cwd: c.cwd ?? Deno.cwd(),
+        onStderr: (line) => this.#log.info("mcp server stderr", { line }),
+      });
+    }
+    const header = c.tenant_header;
+    return new StreamableHTTPClientTransport(new URL(c.url!), {
+      requestInit: { headers: c.headers ?? {} },
+      fetch: (url, init) => {
+        const tenant = header ? this.#tenant.getStore() : undefined;
+        if (tenant === undefined) return fetch(url, init);
+        const headers = new Headers(init?.headers);
+        headers.set(header!, tenant);
+        return fetch(url, { ...init, headers });
+      },
+    });
+  }
+
+  async #disconnect(client: Client, transport: Transport): Promise<void> {
+    if (transport instanceof StreamableHTTPClientTransport && transport.sessionId) {
+      // Tell the server the session is over (best effort, bounded).
+      await withTimeout(transport.terminateSession(), 2000).catch(() => {});
+    }
+    await client.close().catch(() => {});
+    await transport.close().catch(() => {});
+  }
+
+  /** Whether `client` is the live connection. */
+  #current(client: Client): boolean {
+    return this.#state.kind === "ready" && this.#state.client === client;
+  }
+
+  /** The live connection ended without agentd asking: restart it after a delay. */
+  #lost(client: Client, reason: string): void {
+    if (!this.#current(client)) return;
+    const { transport, since } = this.#state as Extract<State, { kind: "ready" }>;
+    // A server that ran longer than the longest delay starts over from the first one.
+    if (Date.now() - since > this.#backoff.max) this.#failures = 0;
+    this.#state = { kind: "down", reason };
+    this.#log.warn("mcp server stopped", { reason });
+    void this.#disconnect(client, transport);
+    this.#scheduleRestart();
+  }
+
+  #scheduleRestart(): void {
+    const delay = Math.min(this.#backoff.initial * 2 ** this.#failures, this.#backoff.max);
+    this.#failures++;
+    clearTimeout(this.#timer);
+    this.#timer = setTimeout(() => {
+      if (this.#state.kind !== "down") return;
+      const before = (this.#state as { reason: string }).reason;
+      this.#connect().then(() => {
+        if (this.#state.kind === "ready") this.#log.info("mcp server reconnected");
+      }, (err) => {
+        if (this.#state.kind === "closed") return;
+        const reason = errorMessage(err).replace(/^Error: /, "");
+        this.#state = { kind: "down", reason: reason || before };
+        this.#log.warn("mcp server restart failed", { reason, retry_in_ms: this.#nextDelay() });
+        this.#scheduleRestart();
+      });
+    }, delay);
+  }
+
+  #nextDelay(): number {
+    return Math.min(this.#backoff.initial * 2 ** this.#failures, this.#backoff.max);
+  }
+
+  /** Errors the transport reports outside a call. */
+  #transportError(client: Client, err: Error): void {
+    if (!this.#current(client)) return;
+    // The server forgot the session (it restarted): its notifications stream cannot resume.
+    if (err instanceof StreamableHTTPError && err.code === 404) {
+      void this.#reestablish(client);
+      return;
+    }
+    this.#log.debug("mcp transport error", { error: errorMessage(err) });
+  }
+
+  /** Replaces an HTTP session the server no longer knows with a new one (at once, no backoff). */
+  async #reestablish(client: Client): Promise<void> {
+    if (this.#state.kind === "connecting") return await this.#state.done.catch(() => {});
+    if (!this.#current(client)) return;
+    const { transport } = this.#state as Extract<State, { kind: "ready" }>;
+    this.#log.info("mcp session expired; starting a new one");
+    // The state is `connecting` from here on, so closing the old client is not taken for a loss.
+    const connecting = this.#connect();
+    await this.#disconnect(client, transport);
+    try {
+      await connecting;
+    } catch (err) {
+      if (this.#state.kind === "closed") return;
+      this.#state = { kind: "down", reason: errorMessage(err).replace(/^Error: /, "") };
+      this.#scheduleRestart();
+    }
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Tools
+
+  async #listTools(client: Client): Promise<McpTool[]> {
+    const tools: McpTool[] = [];
+    let cursor: string | undefined;
+    for (let page = 0; page < MAX_PAGES; page++) {
+      const result = await client.listTools(cursor ? { cursor } : {}, {
+        timeout: this.config.timeout,
+      });
+      tools.push(...result.tools);
+      cursor = result.nextCursor;
+      if (!cursor || tools.length >= MAX_TOOLS) break;
+    }
+    if (tools.length > MAX_TOOLS) {
+      this.#log.warn("mcp server lists too many tools; the rest are ignored", { max: MAX_TOOLS });
+    }
+    return tools.slice(0, MAX_TOOLS);
+  }
+
+  /** Re-lists the tools after `list_changed` (one refresh at a time, again if asked meanwhile). */
+  #refresh(client: Client): void {
+    if (this.#refreshing) {
+      this.#refreshAgain = true;
+      return;
+    }
+    this.#refreshing = (async () => {
+      do {
+        this.#refreshAgain = false;
+        try {
+          const tools = await this.#listTools(client);
+          if (this.#current(client)) this.#setTools(tools);
+        } catch (err) {
+          this.#log.warn("mcp tool list refresh failed", { error: errorMessage(err) });
+        }
+      } while (this.#refreshAgain && this.#current(client));
+    })().finally(() => this.#refreshing = undefined);
+  }
+
+  #setTools(listed: McpTool[]): void {
+    const allow = this.config.tools ? new Set(this.config.tools) : null;
+    const offered = allow ? listed.filter((t) => allow.has(t.name)) : listed;
+    const byName = new Map(offered.map((t) => [t.name, t]));
+    this.#missing = allow ? [...allow].filter((n) => !listed.some((t) => t.name === n)) : [];
+    // A fresh validator per list: ajv caches schemas by `$id`, which a changed tool may keep.
+    const ajv = new AjvJsonSchemaValidator();
+    const tools = new Map<string, Tool>();
+    const entries = new Map<string, Listed>();
+    for (const [model, mcpName] of modelToolNames(this.name, [...byName.keys()])) {
+      const tool = byName.get(mcpName)!;
+      let validate: JsonSchemaValidator<unknown> | null = null;
+      try {
+        validate = ajv.getValidator(tool.inputSchema as Parameters<typeof ajv.getValidator>[0]);
+      } catch (err) {
+        this.#log.warn("mcp tool input schema does not compile; arguments go unchecked", {
+          tool: mcpName,
+          error: errorMessage(err),
+        });
+      }
+      entries.set(model, { tool, validate });
+      tools.set(model, {
+        name: model,
+        description: tool.description ?? tool.title ?? "",
+        parameters: tool.inputSchema as Record<string, unknown>,
+        requires_approval: false,
+        call: (args, ctx) => this.call(model, args, ctx),
+      });
+    }
+    this.#listed = entries;
+    this.#tools = tools;
+    this.options.onToolsChanged?.();
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Calls
+
+  /** Calls the tool the model knows as `model`; never throws. */
+  async call(
+    model: string,
+    args: Record<string, unknown>,
+    ctx: ToolCallContext,
+  ): Promise<ToolOutcome> {
+    const listed = this.#listed.get(model);
+    if (!listed) {
+      return toolError(`the MCP server '${this.name}' no longer offers the tool '${model}'`);
+    }
+    const checked = listed.validate?.(args);
+    if (checked && !checked.valid) {
+      // ajv names the validated value `data`.
+      const why = checked.errorMessage.replace(/\bdata(?=[/ ]|$)/g, "arguments");
+      return toolError(`invalid arguments for '${model}': ${why}; the tool was not called`);
+    }
+    if (ctx.signal.aborted) return toolError("cancelled before the tool started");
+    for (let attempt = 0;; attempt++) {
+      if (this.#state.kind === "connecting") await this.#state.done.catch(() => {});
+      const state = this.#state;
+      if (state.kind !== "ready") return toolError(this.#unavailable());
+      try {
+        const result = await this.#tenant.run(
+          ctx.tenant_id,
+          () =>
+            state.client.callTool({ name: listed.tool.name, arguments: args }, undefined, {
+              signal: ctx.signal,
+              timeout: this.config.timeout,
+              onprogress: progressSink(model, ctx),
+            }),
+        );
+        return resultOutcome(result as Parameters<typeof resultOutcome>[0]);
+      } catch (err) {
+        if (ctx.signal.aborted) {
+          return toolError(
+            "cancelled: the run was cancelled and the MCP server was sent notifications/cancelled",
+          );
+        }
+        if (err instanceof McpError && err.code === ErrorCode.RequestTimeout) {
+          return toolError(
+            `timed out after ${this.config.timeout} ms; the MCP server was sent ` +
+              "notifications/cancelled",
+          );
+        }
+        if (err instanceof StreamableHTTPError && err.code === 404 && attempt === 0) {
+          // The server forgot our session (it restarted): a new session, and the call once more
+          // (the server never saw it).
+          await this.#reestablish(state.client);
+          continue;
+        }
+        if (err instanceof McpError && err.code === ErrorCode.ConnectionClosed) {
+          this.#lost(state.client, this.#closedReason(state.transport));
+          return toolError(
+            `the MCP server '${this.name}' stopped during the call (${this.#downReason()}); ` +
+              "agentd is restarting it",
+          );
+        }
+        if (err instanceof McpError) {
+          return toolError(`the MCP server '${this.name}' refused the call: ${err.message}`);
+        }
+        if (isUnreachable(err)) {
+          this.#lost(state.client, `unreachable: ${errorMessage(err)}`);
+          return toolError(this.#unavailable());
+        }
+        return toolError(`the MCP call failed: ${errorMessage(err)}`);
+      }
+    }
+  }
+
+  #downReason(): string {
+    return this.#state.kind === "down" ? this.#state.reason : "it stopped";
+  }
+
+  #unavailable(): string {
+    if (this.#state.kind === "closed") return `the MCP server '${this.name}' was shut down`;
+    return `the MCP server '${this.name}' is not available (${this.#downReason()}); agentd ` +
+      `reconnects in the background (next attempt within ${
+        Math.ceil(this.#nextDelay() / 1000)
+      } s), so try again later`;
+  }
+
+  /** Why a transport closed: a stdio server's exit status and the end of its stderr. */
+  #closedReason(transport: Transport): string {
+    if (transport instanceof ProcessTransport) {
+      const status = transport.status;
+      const how = !status
+        ? "the connection closed"
+        : status.signal
+        ? `the process was killed by ${status.signal}`
+        : `the process exited with code ${status.code}`;
+      // One line, for `check` and the logs: the last lines of stderr joined by " | ".
+      const tail = transport.stderrTail().trim().replaceAll("\n", " | ");
+      return tail ? `${how}; stderr: ${tail.slice(-500)}` : how;
+    }
+    return "the connection closed";
+  }
+
+  /** Why connecting failed, in one sentence for `check` and the logs. */
+  #failureReason(err: unknown, transport: Transport): string {
+    if (transport instanceof ProcessTransport && transport.status) {
+      return this.#closedReason(transport);
+    }
+    if (err instanceof McpError && err.code === ErrorCode.RequestTimeout) {
+      return `no answer within ${this.config.timeout} ms`;
+    }
+    if (err instanceof StreamableHTTPError) {
+      return `the server answered HTTP ${err.code}: ${err.message}`;
+    }
+    if (isUnreachable(err)) return `cannot connect: ${errorMessage(err)}`;
+    return errorMessage(err).replace(/^(Error|McpError): /, "");
+  }
+}
+
+/** Passes MCP progress notifications on as `progress` custom events (bounded). */
+function progressSink(model: string, ctx: ToolCallContext): (p: Progress) => void {
+  let sent = 0;
+  return (p) => {
+    if (sent++ >= MAX_PROGRESS_EVENTS) return;
+    const message = typeof p.message === "string"
+      ? p.message.slice(0, MAX_PROGRESS_MESSAGE)
+      : undefined;
+    try {
+      ctx.emit("progress", {
+        tool: model,
+        progress: p.progress,
+        ...(p.total !== undefined ? { total: p.total } : {}),
+        ...(message !== undefined ? { message } : {}),
+      });
+    } catch { /* a failing event sink must not fail the call */ }
+  };
+}
+
+/** A network failure reaching an HTTP server (refused, reset, DNS). */
+function isUnreachable(err: unknown): boolean {
+  return err instanceof TypeError || (err as { name?: string })?.name === "ConnectionRefused";
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T | void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  return Promise.race([
+    promise,
+    new Promise<void>((resolve) => timer = setTimeout(resolve, ms)),
+  ]).finally(() => clearTimeout(timer));
+}
