@@ -32,8 +32,8 @@ export class McpStartupError extends Error {
   }
 }
 
-/** The MCP servers of a manifest (connected by `startMcpServers`). */
-export class McpServers {
+/** The MCP servers of a manifest (connected by `startMcpServers`); `await using` closes them. */
+export class McpServers implements AsyncDisposable {
   #merged: Map<string, Tool> | undefined;
   /** One connection per `mcp_server` block, not yet started. */
   readonly connections: readonly McpConnection[];
@@ -79,6 +79,11 @@ export class McpServers {
   /** Disconnects every server (stdio process groups stopped, HTTP sessions ended). */
   async close(): Promise<void> {
     await Promise.all(this.connections.map((c) => c.close()));
+  }
+
+  /** `close()`. */
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
   }
 }
 

@@ -33,10 +33,9 @@ async function check(manifest: string, env: Record<string, string> = {}) {
 const hclList = (items: string[]) => `[${items.map((i) => JSON.stringify(i)).join(", ")}]`;
 
 Deno.test("check lists the MCP tools and masks headers and environment", async () => {
-  const http = startHttpMcpServer();
-  try {
-    const result = await check(
-      `agent {
+  await using http = startHttpMcpServer();
+  const result = await check(
+    `agent {
   name = "mcp"
 }
 mcp_server "local" {
@@ -49,25 +48,22 @@ mcp_server "remote" {
   tools   = ["echo", "look.up"]
 }
 `,
-      { MCP_SECRET: SECRET },
-    );
-    assert.equal(result.code, 0, result.stderr);
-    const printed = JSON.parse(result.stdout);
-    assert.deepEqual(printed.manifest.mcp_server.local.env, { TOKEN: "****" });
-    assert.deepEqual(printed.manifest.mcp_server.remote.headers, { Authorization: "****" });
-    assert.ok(!result.stdout.includes(SECRET) && !result.stderr.includes(SECRET));
-    assert.match(
-      result.stderr,
-      /^note: mcp_server "local" \(stdio\): 11 tool\(s\): local__echo, /m,
-    );
-    assert.match(
-      result.stderr,
-      /^note: mcp_server "remote" \(http\): 2 tool\(s\): remote__echo, remote__look_up_[0-9a-f]{8} \(MCP name "look.up"\)$/m,
-    );
-    assert.equal(http.calls.length, 0, "check calls no tool");
-  } finally {
-    await http.close();
-  }
+    { MCP_SECRET: SECRET },
+  );
+  assert.equal(result.code, 0, result.stderr);
+  const printed = JSON.parse(result.stdout);
+  assert.deepEqual(printed.manifest.mcp_server.local.env, { TOKEN: "****" });
+  assert.deepEqual(printed.manifest.mcp_server.remote.headers, { Authorization: "****" });
+  assert.ok(!result.stdout.includes(SECRET) && !result.stderr.includes(SECRET));
+  assert.match(
+    result.stderr,
+    /^note: mcp_server "local" \(stdio\): 11 tool\(s\): local__echo, /m,
+  );
+  assert.match(
+    result.stderr,
+    /^note: mcp_server "remote" \(http\): 2 tool\(s\): remote__echo, remote__look_up_[0-9a-f]{8} \(MCP name "look.up"\)$/m,
+  );
+  assert.equal(http.calls.length, 0, "check calls no tool");
 });
 
 Deno.test("check exits 2 naming an MCP server that cannot start", async () => {

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { ManifestSchema } from "../../../src/config/schema.ts";
 import { startMcpServers } from "../../../src/tools/mcp/mod.ts";
-import { eventually } from "../../protocols/ag_ui/helpers.ts";
+import { eventually } from "../../_kit/mod.ts";
 import { errorText, recordingContext } from "../helpers.ts";
 import { startHttpMcpServer } from "./fixtures/http_server.ts";
 import { pidAlive, STDIO_COMMAND } from "./helpers.ts";
@@ -15,12 +15,13 @@ function config(mcp_server: Record<string, unknown>) {
 }
 
 Deno.test("while a crashed server waits for its restart, its calls fail clearly", async () => {
-  const servers = await startMcpServers(config({ local: { command: STDIO_COMMAND } }), {
-    backoff: { initial: 60_000, max: 60_000 },
-  });
-  try {
+  const { ctx } = recordingContext();
+  let echo;
+  {
+    await using servers = await startMcpServers(config({ local: { command: STDIO_COMMAND } }), {
+      backoff: { initial: 60_000, max: 60_000 },
+    });
     const tools = servers.tools();
-    const { ctx } = recordingContext();
     const pid = Number((await tools.get("local__pid")!.call({}, ctx)).result);
     const crash = await tools.get("local__crash")!.call({}, ctx);
     assert.equal(crash.is_error, true);
@@ -30,73 +31,58 @@ Deno.test("while a crashed server waits for its restart, its calls fail clearly"
     );
     assert.ok(!pidAlive(pid));
 
-    const meanwhile = await tools.get("local__echo")!.call({ text: "hi" }, ctx);
+    echo = servers.tools().get("local__echo");
+    assert.ok(echo, "the tools stay offered while the server is down");
+    const meanwhile = await echo.call({ text: "hi" }, ctx);
     assert.equal(meanwhile.is_error, true);
     assert.match(
       errorText(meanwhile.result),
       /^the MCP server 'local' is not available \(the process exited with code 3; stderr: stdio test server \d+ ready \| crashing on purpose\); agentd reconnects in the background \(next attempt within \d+ s\), so try again later$/,
     );
-    assert.ok(servers.tools().has("local__echo"), "the tools stay offered while it is down");
-  } finally {
-    await servers.close();
   }
-  const { ctx } = recordingContext();
-  const after = await servers.tools().get("local__echo")!.call({ text: "hi" }, ctx);
-  assert.match(errorText(after.result), /was shut down/);
+  assert.match(errorText((await echo.call({ text: "hi" }, ctx)).result), /was shut down/);
 });
 
 Deno.test("a call that outlives its timeout is cancelled at the server", async () => {
-  const http = startHttpMcpServer();
-  const servers = await startMcpServers(config({ remote: { url: http.url, timeout: 300 } }));
-  try {
-    const { ctx } = recordingContext();
-    const outcome = await servers.tools().get("remote__slow")!.call({}, ctx);
-    assert.equal(outcome.is_error, true);
-    assert.equal(
-      errorText(outcome.result),
-      "timed out after 300 ms; the MCP server was sent notifications/cancelled",
-    );
-    const call = http.received.find((m) => "method" in m && m.method === "tools/call") as {
-      id: number;
-    };
-    await eventually(
-      () =>
-        Promise.resolve(
-          http.received.some((m) =>
-            "method" in m && m.method === "notifications/cancelled" &&
-            (m.params as { requestId: number }).requestId === call.id
-          ) || undefined,
-        ),
-      "notifications/cancelled for the call",
-    );
-  } finally {
-    await servers.close();
-    await http.close();
-  }
+  await using http = startHttpMcpServer();
+  await using servers = await startMcpServers(config({ remote: { url: http.url, timeout: 300 } }));
+  const { ctx } = recordingContext();
+  const outcome = await servers.tools().get("remote__slow")!.call({}, ctx);
+  assert.equal(outcome.is_error, true);
+  assert.equal(
+    errorText(outcome.result),
+    "timed out after 300 ms; the MCP server was sent notifications/cancelled",
+  );
+  const call = http.received.find((m) => "method" in m && m.method === "tools/call") as {
+    id: number;
+  };
+  await eventually(
+    () =>
+      http.received.some((m) =>
+        "method" in m && m.method === "notifications/cancelled" &&
+        (m.params as { requestId: number }).requestId === call.id
+      ),
+    { what: "notifications/cancelled for the call" },
+  );
 });
 
 Deno.test("the allowlist narrows a server's tools; describe() names them for check", async () => {
-  const http = startHttpMcpServer();
-  const servers = await startMcpServers(
+  await using http = startHttpMcpServer();
+  await using servers = await startMcpServers(
     config({ remote: { url: http.url, tools: ["echo", "look.up", "nope"] } }),
   );
-  try {
-    const names = [...servers.tools().keys()];
-    assert.equal(names.length, 2);
-    assert.ok(names.includes("remote__echo"));
-    const lookUp = names.find((n) => n.startsWith("remote__look_up_"))!;
-    assert.match(lookUp, /^remote__look_up_[0-9a-f]{8}$/);
-    const { ctx } = recordingContext();
-    assert.deepEqual(await servers.tools().get(lookUp)!.call({ key: "k" }, ctx), {
-      result: "value of k",
-      is_error: false,
-    });
-    assert.deepEqual(servers.describe(), [
-      `mcp_server "remote" (http): 2 tool(s): remote__echo, ${lookUp} (MCP name "look.up"); ` +
-      "not offered by the server: nope",
-    ]);
-  } finally {
-    await servers.close();
-    await http.close();
-  }
+  const names = [...servers.tools().keys()];
+  assert.equal(names.length, 2);
+  assert.ok(names.includes("remote__echo"));
+  const lookUp = names.find((n) => n.startsWith("remote__look_up_"))!;
+  assert.match(lookUp, /^remote__look_up_[0-9a-f]{8}$/);
+  const { ctx } = recordingContext();
+  assert.deepEqual(await servers.tools().get(lookUp)!.call({ key: "k" }, ctx), {
+    result: "value of k",
+    is_error: false,
+  });
+  assert.deepEqual(servers.describe(), [
+    `mcp_server "remote" (http): 2 tool(s): remote__echo, ${lookUp} (MCP name "look.up"); ` +
+    "not offered by the server: nope",
+  ]);
 });

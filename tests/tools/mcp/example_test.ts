@@ -5,9 +5,8 @@
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
 import { loadConfig } from "../../../src/config/mod.ts";
-import { startServer } from "../../../src/server.ts";
-import { type EventData, readEvents } from "../../helpers/sse.ts";
-import { user } from "./helpers.ts";
+import { type EventData, startTestServer } from "../../_kit/mod.ts";
+import { run, user } from "./helpers.ts";
 
 const MANIFEST = fileURLToPath(new URL("../../../examples/mcp/agent.hcl", import.meta.url));
 
@@ -15,42 +14,31 @@ Deno.test("examples/mcp: the echo model uses the notes MCP server", async () => 
   const env = Object.fromEntries(
     Object.entries(Deno.env.toObject()).filter(([k]) => !k.startsWith("AGENT__")),
   );
-  const config = await loadConfig(MANIFEST, { ...env, AGENT__STORAGE__PATH: ":memory:" });
-  const server = await startServer(config, { host: "127.0.0.1", port: 0, logWrite: () => {} });
-  const say = async (text: string): Promise<EventData[]> => {
-    const res = await fetch(`${server.url}/v1/runs`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ session_id: "notes", messages: [user(text)] }),
-    });
-    assert.equal(res.status, 200);
-    return await readEvents(res);
-  };
+  // The manifest as loaded from its file (paths resolved), served on a free port with a test store.
+  const { manifest } = await loadConfig(MANIFEST, env);
+  await using t = await startTestServer({ manifest });
+  const say = (text: string) => run(t, { session_id: "notes", messages: [user(text)] });
   const answer = (events: EventData[]) => (events.at(-1)!.result as { text: string }).text;
-  try {
-    assert.equal(
-      answer(await say('/call notes__add_note {"text": "buy milk"}')),
-      'notes__add_note returned: {"id":1,"count":1}',
-    );
-    await say('/call notes__add_note {"text": "call the plumber"}');
-    assert.equal(
-      answer(await say("/call notes__list_notes")),
-      'notes__list_notes returned: "1. buy milk\\n2. call the plumber"',
-    );
-    const review = await say("/call notes__review");
-    assert.deepEqual(
-      review.filter((e) => e.kind === "custom").map((e) => [e.name, e.value]),
-      [1, 2].map((i) => [
-        "progress",
-        { tool: "notes__review", progress: i, total: 2, message: `read note ${i}` },
-      ]),
-    );
-    assert.equal(answer(review), 'notes__review returned: "2 notes, 5 words"');
-    const forget = await say('/call notes__forget {"id": 42}');
-    const result = forget.find((e) => e.kind === "tool_call_result")!;
-    assert.equal(result.is_error, true);
-    assert.match(JSON.stringify(result.content), /no note 42/);
-  } finally {
-    await server.shutdown(0);
-  }
+  assert.equal(
+    answer(await say('/call notes__add_note {"text": "buy milk"}')),
+    'notes__add_note returned: {"id":1,"count":1}',
+  );
+  await say('/call notes__add_note {"text": "call the plumber"}');
+  assert.equal(
+    answer(await say("/call notes__list_notes")),
+    'notes__list_notes returned: "1. buy milk\\n2. call the plumber"',
+  );
+  const review = await say("/call notes__review");
+  assert.deepEqual(
+    review.filter((e) => e.kind === "custom").map((e) => [e.name, e.value]),
+    [1, 2].map((i) => [
+      "progress",
+      { tool: "notes__review", progress: i, total: 2, message: `read note ${i}` },
+    ]),
+  );
+  assert.equal(answer(review), 'notes__review returned: "2 notes, 5 words"');
+  const forget = await say('/call notes__forget {"id": 42}');
+  const result = forget.find((e) => e.kind === "tool_call_result")!;
+  assert.equal(result.is_error, true);
+  assert.match(JSON.stringify(result.content), /no note 42/);
 });

@@ -4,8 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
-import type { TestServer } from "../../helpers/server.ts";
-import { type EventData, readEvents } from "../../helpers/sse.ts";
+import { type EventData, readEvents, type TestServer } from "../../_kit/mod.ts";
 
 /** The repository's deno.json (the stdio server runs from elsewhere, where it is not found). */
 export const DENO_JSON = fileURLToPath(new URL("../../../deno.json", import.meta.url));
