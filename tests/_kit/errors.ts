@@ -13,6 +13,8 @@ export interface ErrorExpectation {
   field?: string;
   /** ...with this rule code (`required`, `range`, ...). */
   rule?: string;
+  /** In process: the class the thrown error must be (e.g. `StoreError`: no HTTP error there). */
+  thrown?: abstract new (...args: never[]) => Error;
 }
 
 /** An error body as the spec defines it. */
@@ -49,6 +51,10 @@ export async function assertError(
     await (typeof target === "function" ? target() : target);
   } catch (error) {
     caught = error;
+  }
+  if (expected.thrown) {
+    const name = expected.thrown.name;
+    assert.ok(caught instanceof expected.thrown, `expected a ${name} for ${code}, got ${caught}`);
   }
   const answer = apiErrorOf(caught);
   assert.ok(answer, `expected an error the API answers ${code}, got ${caught}`);

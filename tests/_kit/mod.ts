@@ -23,3 +23,4 @@ export {
   SseReader,
 } from "./sse.ts";
 export { openTestStore, type TestStore, type TestStoreOptions } from "./store.ts";
+export { type TempDir, tempDir } from "./temp.ts";

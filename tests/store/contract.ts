@@ -4,20 +4,15 @@
  */
 import assert from "node:assert/strict";
 import type { Message, MessageInput, Run } from "../../src/api/schemas.ts";
-import type { ApiError } from "../../src/errors.ts";
-import { apiErrorOf } from "../../src/http/kit/mod.ts";
 import { encodeCursor } from "../../src/store/cursor.ts";
 import { type LostRun, type Store, StoreError } from "../../src/store/mod.ts";
+import { assertError, TestClock, type TestStore } from "../_kit/mod.ts";
 
 /** Options of the contract suite. */
 export interface ContractOptions {
   /** Registers the test as ignored (its database is not configured). */
   ignore?: boolean;
-  /** Runs after the store is closed, pass or fail (e.g. drops the test schema). */
-  teardown?: () => Promise<void>;
 }
-
-const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A tenant no other step uses, so steps sharing one database stay independent. */
 function newTenant(): string {
@@ -28,22 +23,8 @@ function newId(prefix: string): string {
   return `${prefix}-${crypto.randomUUID().slice(0, 12)}`;
 }
 
-/**
- * Asserts that `promise` rejects with a `StoreError` the API answers with `code` (the HTTP edge's
- * mapping), and returns that answer.
- */
-async function rejectsWith(promise: Promise<unknown>, code: number): Promise<ApiError> {
-  let caught: unknown;
-  try {
-    await promise;
-  } catch (error) {
-    caught = error;
-  }
-  assert.ok(caught instanceof StoreError, `expected StoreError for ${code}, got ${caught}`);
-  const answer = apiErrorOf(caught)!;
-  assert.equal(answer.code, code, caught.message);
-  return answer;
-}
+/** The store's errors are `StoreError`s, never HTTP errors; the edge answers them with a code. */
+const STORE = { thrown: StoreError };
 
 function text(value: string, extra: Partial<MessageInput> = {}): MessageInput {
   return { role: "user", content: [{ type: "text", value }], ...extra };
@@ -65,27 +46,23 @@ const state = (step: number) => ({
 
 /**
  * Registers the store contract as one `Deno.test` named after `name`, with a step per area.
- * `open` must return a migrated store; every step uses fresh tenants, so a store that keeps data
- * between runs (one PostgreSQL schema, one SQLite file) is fine.
+ * `open` must return a migrated store on `clock` (the steps move it on where they need a later
+ * timestamp); every step uses fresh tenants, so a store that keeps data between runs (one
+ * PostgreSQL schema, one SQLite file) is fine.
  */
 export function storeContract(
   name: string,
-  open: () => Promise<Store>,
+  open: (clock: TestClock) => Promise<TestStore>,
   options: ContractOptions = {},
 ): void {
   Deno.test({ name: `store contract: ${name}`, ignore: options.ignore }, async (t) => {
-    let store: Store | undefined;
-    try {
-      store = await open();
-      await contractSteps(t, store);
-    } finally {
-      await store?.close();
-      await options.teardown?.();
-    }
+    const clock = new TestClock();
+    await using fx = await open(clock);
+    await contractSteps(t, fx.store, clock);
   });
 }
 
-async function contractSteps(t: Deno.TestContext, store: Store): Promise<void> {
+async function contractSteps(t: Deno.TestContext, store: Store, clock: TestClock): Promise<void> {
   /** A session with one running run, for steps that need one. */
   async function runningRun(tenant: string, sessionId = newId("s")): Promise<Run> {
     return await store.createRun(tenant, {
@@ -116,7 +93,7 @@ async function contractSteps(t: Deno.TestContext, store: Store): Promise<void> {
     assert.equal(await store.getSession(other, "s-1"), null);
     assert.equal(await store.getSession(tenant, "nope"), null);
 
-    await rejectsWith(store.createSession(tenant, { session_id: "s-1" }), 409001);
+    await assertError(store.createSession(tenant, { session_id: "s-1" }), 409001, STORE);
     // The same id in another tenant is another session.
     const theirs = await store.createSession(other, { session_id: "s-1", metadata: null });
     assert.deepEqual(theirs.metadata, {});
@@ -136,7 +113,7 @@ async function contractSteps(t: Deno.TestContext, store: Store): Promise<void> {
     const fresh = await store.getSession(tenant, "s-new");
     assert.equal(fresh?.session_id, "s-new");
     assert.deepEqual(fresh?.metadata, {});
-    await rejectsWith(
+    await assertError(
       store.createRun(tenant, {
         run_id: run.run_id,
         session_id: "s-refused",
@@ -145,9 +122,10 @@ async function contractSteps(t: Deno.TestContext, store: Store): Promise<void> {
         create_session: true,
       }),
       409002,
+      STORE,
     );
     assert.equal(await store.getSession(tenant, "s-refused"), null);
-    await rejectsWith(
+    await assertError(
       store.createRun(tenant, {
         run_id: newId("r"),
         session_id: "s-missing",
@@ -155,6 +133,7 @@ async function contractSteps(t: Deno.TestContext, store: Store): Promise<void> {
         owner: "o",
       }),
       404001,
+      STORE,
     );
     // An existing session keeps its metadata and creation time.
     await store.finishRun(run.run_id, { status: "completed" });
@@ -214,13 +193,21 @@ async function contractSteps(t: Deno.TestContext, store: Store): Promise<void> {
       "",
     ];
     for (const page of bad) {
-      const error = await rejectsWith(store.listSessions(tenant, { per_page: 10, page }), 422000);
+      const error = await assertError(
+        store.listSessions(tenant, { per_page: 10, page }),
+        422000,
+        STORE,
+      );
       assert.equal(error.fields?.[0].field, "page");
       assert.equal(error.fields?.[0].errors[0].code, "cursor");
     }
-    await rejectsWith(store.listMessages(tenant, "s", { per_page: 10, page: "%%" }), 422000);
-    await rejectsWith(store.listRuns(tenant, "s", {}, { per_page: 10, page: "%%" }), 422000);
-    await rejectsWith(store.listCheckpoints(tenant, "s", { per_page: 10, page: "%%" }), 422000);
+    await assertError(store.listMessages(tenant, "s", { per_page: 10, page: "%%" }), 422000, STORE);
+    await assertError(store.listRuns(tenant, "s", {}, { per_page: 10, page: "%%" }), 422000, STORE);
+    await assertError(
+      store.listCheckpoints(tenant, "s", { per_page: 10, page: "%%" }),
+      422000,
+      STORE,
+    );
     // A well-formed cursor past the end is simply an empty page.
     const past = await store.listSessions(tenant, { per_page: 10, page: encodeCursor(2 ** 50) });
     assert.deepEqual(past, { items: [], count: 1, next_page: null });
@@ -229,7 +216,7 @@ async function contractSteps(t: Deno.TestContext, store: Store): Promise<void> {
   await t.step("messages: append generates ids, keeps order and optional fields", async () => {
     const tenant = newTenant();
     const session = await store.createSession(tenant, { session_id: "s" });
-    await delay(5);
+    clock.advance(5);
     const appended = await store.appendMessages(tenant, "s", [
       text("hello", { message_id: "m-1" }),
       {
@@ -280,19 +267,21 @@ async function contractSteps(t: Deno.TestContext, store: Store): Promise<void> {
     await store.createSession(tenant, { session_id: "s2" });
     await store.appendMessages(tenant, "s", [text("one", { message_id: "m-1" })]);
 
-    await rejectsWith(
+    await assertError(
       store.appendMessages(tenant, "s", [
         text("x", { message_id: "m-2" }),
         text("y", { message_id: "m-1" }),
       ]),
       409005,
+      STORE,
     );
-    await rejectsWith(
+    await assertError(
       store.appendMessages(tenant, "s", [
         text("x", { message_id: "m-3" }),
         text("y", { message_id: "m-3" }),
       ]),
       409005,
+      STORE,
     );
     assert.deepEqual(
       (await store.allMessages(tenant, "s")).map((m) => m.message_id),
@@ -302,8 +291,8 @@ async function contractSteps(t: Deno.TestContext, store: Store): Promise<void> {
     // Message ids are unique per session only.
     await store.appendMessages(tenant, "s2", [text("same id", { message_id: "m-1" })]);
 
-    await rejectsWith(store.appendMessages(tenant, "missing", [text("x")]), 404001);
-    await rejectsWith(store.appendMessages(newTenant(), "s", [text("x")]), 404001);
+    await assertError(store.appendMessages(tenant, "missing", [text("x")]), 404001, STORE);
+    await assertError(store.appendMessages(newTenant(), "s", [text("x")]), 404001, STORE);
   });
 
   await t.step("messages: list pages, get and delete, tenant isolation", async () => {
@@ -331,7 +320,7 @@ async function contractSteps(t: Deno.TestContext, store: Store): Promise<void> {
     assert.equal(await store.getMessage(other, "s", "m2"), null);
 
     const before = (await store.getSession(tenant, "s"))!;
-    await delay(5);
+    clock.advance(5);
     assert.equal(await store.deleteMessage(tenant, "s", "m2"), true);
     assert.equal(await store.deleteMessage(tenant, "s", "m2"), false);
     assert.equal(await store.deleteMessage(other, "s", "m3"), false);
@@ -345,8 +334,8 @@ async function contractSteps(t: Deno.TestContext, store: Store): Promise<void> {
     assert.equal((await store.listMessages(tenant, "s", { per_page: 10 })).count, 5);
     assert.equal((await store.allMessages(other, "s")).length, 1);
 
-    await rejectsWith(store.listMessages(tenant, "missing", { per_page: 10 }), 404001);
-    await rejectsWith(store.deleteMessage(tenant, "missing", "m1"), 404001);
+    await assertError(store.listMessages(tenant, "missing", { per_page: 10 }), 404001, STORE);
+    await assertError(store.deleteMessage(tenant, "missing", "m1"), 404001, STORE);
     assert.deepEqual(await store.allMessages(tenant, "missing"), []);
   });
 
@@ -355,15 +344,20 @@ async function contractSteps(t: Deno.TestContext, store: Store): Promise<void> {
     const run = await runningRun(tenant, "s");
     // The running run itself may write its conversation.
     await store.appendMessages(tenant, "s", [text("own", { message_id: "own" })], run.run_id);
-    await rejectsWith(store.appendMessages(tenant, "s", [text("x", { message_id: "x" })]), 409003);
-    await rejectsWith(
+    await assertError(
+      store.appendMessages(tenant, "s", [text("x", { message_id: "x" })]),
+      409003,
+      STORE,
+    );
+    await assertError(
       store.appendMessages(tenant, "s", [text("y")], "another-run"),
       409003,
+      STORE,
     );
-    await rejectsWith(store.deleteMessage(tenant, "s", "own"), 409003);
+    await assertError(store.deleteMessage(tenant, "s", "own"), 409003, STORE);
     assert.deepEqual((await store.allMessages(tenant, "s")).map((m) => m.message_id), ["own"]);
     // An absent session is still 404001.
-    await rejectsWith(store.appendMessages(tenant, "missing", [text("z")]), 404001);
+    await assertError(store.appendMessages(tenant, "missing", [text("z")]), 404001, STORE);
 
     await store.finishRun(run.run_id, { status: "completed" });
     await store.appendMessages(tenant, "s", [text("x", { message_id: "x" })]);
@@ -414,8 +408,8 @@ async function contractSteps(t: Deno.TestContext, store: Store): Promise<void> {
     ]);
     await store.replaceMessages(tenant, "s", []);
     assert.deepEqual(await store.allMessages(tenant, "s"), []);
-    await rejectsWith(store.replaceMessages(tenant, "missing", [a]), 404001);
-    await rejectsWith(store.replaceMessages(newTenant(), "s", [a]), 404001);
+    await assertError(store.replaceMessages(tenant, "missing", [a]), 404001, STORE);
+    await assertError(store.replaceMessages(newTenant(), "s", [a]), 404001, STORE);
   });
 
   await t.step("messages: a long conversation appends and replaces in order", async () => {
@@ -435,7 +429,7 @@ async function contractSteps(t: Deno.TestContext, store: Store): Promise<void> {
 
   await t.step("runs: create, get, 404001, one running run per session (409003)", async () => {
     const tenant = newTenant();
-    await rejectsWith(
+    await assertError(
       store.createRun(tenant, {
         run_id: newId("r"),
         session_id: "missing",
@@ -443,9 +437,10 @@ async function contractSteps(t: Deno.TestContext, store: Store): Promise<void> {
         owner: "o",
       }),
       404001,
+      STORE,
     );
     const session = await store.createSession(tenant, { session_id: "s" });
-    await delay(5);
+    clock.advance(5);
     const runId = newId("r");
     const run = await store.createRun(tenant, {
       run_id: runId,
@@ -474,7 +469,7 @@ async function contractSteps(t: Deno.TestContext, store: Store): Promise<void> {
     assert.ok(ms(touched.updated_at) > ms(session.updated_at), "run creation bumps updated_at");
 
     const second = { run_id: newId("r"), session_id: "s", parent_checkpoint_id: null, owner: "o" };
-    await rejectsWith(store.createRun(tenant, second), 409003);
+    await assertError(store.createRun(tenant, second), 409003, STORE);
     // Concurrent creations: exactly one wins.
     await store.finishRun(runId, { status: "completed" });
     const racers = await Promise.allSettled(
@@ -489,7 +484,7 @@ async function contractSteps(t: Deno.TestContext, store: Store): Promise<void> {
     );
     assert.equal(racers.filter((r) => r.status === "fulfilled").length, 1);
     for (const r of racers) {
-      if (r.status === "rejected") assert.equal(apiErrorOf(r.reason)?.code, 409003);
+      if (r.status === "rejected") await assertError(Promise.reject(r.reason), 409003, STORE);
     }
     // Another session of the tenant is independent.
     await store.createSession(tenant, { session_id: "s2" });
@@ -502,7 +497,7 @@ async function contractSteps(t: Deno.TestContext, store: Store): Promise<void> {
     const run = await runningRun(alice);
     await store.finishRun(run.run_id, { status: "completed" });
     await store.createSession(bob, { session_id: "s" });
-    await rejectsWith(
+    await assertError(
       store.createRun(bob, {
         run_id: run.run_id,
         session_id: "s",
@@ -510,8 +505,9 @@ async function contractSteps(t: Deno.TestContext, store: Store): Promise<void> {
         owner: "o",
       }),
       409002,
+      STORE,
     );
-    await rejectsWith(
+    await assertError(
       store.createRun(alice, {
         run_id: run.run_id,
         session_id: run.session_id,
@@ -519,6 +515,7 @@ async function contractSteps(t: Deno.TestContext, store: Store): Promise<void> {
         owner: "o",
       }),
       409002,
+      STORE,
     );
     assert.equal(await store.getRun(bob, run.run_id), null);
     assert.equal((await store.listRuns(bob, "s", {}, { per_page: 10 })).count, 0);
@@ -538,7 +535,7 @@ async function contractSteps(t: Deno.TestContext, store: Store): Promise<void> {
         owner: "o",
       });
       runs.push(await store.finishRun(run.run_id, { status }));
-      await delay(5);
+      clock.advance(5);
     }
     const live = await store.createRun(tenant, {
       run_id: newId("r"),
@@ -593,7 +590,7 @@ async function contractSteps(t: Deno.TestContext, store: Store): Promise<void> {
     assert.equal(combined.count, 1);
 
     // A checkpoint moves updated_at, so the first run now sorts as the latest update.
-    await delay(5);
+    clock.advance(5);
     const cp = await store.addCheckpoint(tenant, {
       session_id: "s",
       run_id: all[0],
@@ -628,8 +625,8 @@ async function contractSteps(t: Deno.TestContext, store: Store): Promise<void> {
     assert.deepEqual(ids(third), [all[5], extra.run_id]);
     assert.equal(third.next_page, null);
 
-    await rejectsWith(store.listRuns(tenant, "missing", {}, { per_page: 10 }), 404001);
-    await rejectsWith(store.listRuns(newTenant(), "s", {}, { per_page: 10 }), 404001);
+    await assertError(store.listRuns(tenant, "missing", {}, { per_page: 10 }), 404001, STORE);
+    await assertError(store.listRuns(newTenant(), "s", {}, { per_page: 10 }), 404001, STORE);
   });
 
   await t.step("runs: finishRun is a compare-and-set on running", async () => {
@@ -637,7 +634,7 @@ async function contractSteps(t: Deno.TestContext, store: Store): Promise<void> {
     const results: unknown[] = ["plain text", null, 42, [1, "two"], { answer: { deep: true } }];
     for (const result of results) {
       const run = await runningRun(tenant);
-      await delay(2);
+      clock.advance(2);
       const done = await store.finishRun(run.run_id, { status: "completed", result });
       assert.equal(done.status, "completed");
       assert.deepEqual(done.result, result);
@@ -679,7 +676,7 @@ async function contractSteps(t: Deno.TestContext, store: Store): Promise<void> {
     assert.equal(late.status, "cancelled");
     assert.equal(late.result, null);
 
-    await rejectsWith(store.finishRun("no-such-run", { status: "completed" }), 404002);
+    await assertError(store.finishRun("no-such-run", { status: "completed" }), 404002, STORE);
   });
 
   await t.step("runs: cancelRun semantics and runStatuses", async () => {
@@ -690,11 +687,11 @@ async function contractSteps(t: Deno.TestContext, store: Store): Promise<void> {
     assert.equal((await store.getRun(tenant, run.run_id))?.status, "running");
     assert.equal(await store.cancelRun(tenant, "no-such-run"), null);
 
-    await delay(2);
+    clock.advance(2);
     const cancelled = await store.cancelRun(tenant, run.run_id);
     assert.equal(cancelled?.status, "cancelled");
     assert.ok(ms(cancelled!.updated_at) > ms(run.updated_at));
-    await delay(2);
+    clock.advance(2);
     assert.deepEqual(await store.cancelRun(tenant, run.run_id), cancelled, "terminal: unchanged");
 
     const done = await runningRun(tenant);
@@ -722,13 +719,13 @@ async function contractSteps(t: Deno.TestContext, store: Store): Promise<void> {
     const fresh = await runningRun(tenant);
     const finished = await runningRun(tenant);
     await store.finishRun(finished.run_id, { status: "completed" });
-    await delay(10);
+    clock.advance(10);
     await store.heartbeat("replica-b", [fresh.run_id, finished.run_id]);
     await store.heartbeat("replica-b", []);
 
     const mine = (lost: LostRun[]) => lost.filter((r) => r.tenant_id === tenant);
     // Nothing is older than the lease yet.
-    assert.deepEqual(mine(await store.sweepLostRuns(Date.now(), lease)), []);
+    assert.deepEqual(mine(await store.sweepLostRuns(clock.now(), lease)), []);
 
     // A cutoff between the stale run's creation and the fresh heartbeat.
     const cutoff = ms(stale.created_at) + 5;
@@ -756,14 +753,14 @@ async function contractSteps(t: Deno.TestContext, store: Store): Promise<void> {
     );
 
     // The heartbeat took ownership: the sweep names the new owner.
-    const later = mine(await store.sweepLostRuns(Date.now() + lease + 1, lease));
+    const later = mine(await store.sweepLostRuns(clock.now() + lease + 1, lease));
     assert.deepEqual(later.map((r) => [r.run_id, r.owner]), [[fresh.run_id, "replica-b"]]);
   });
 
   await t.step("runs: two concurrent sweeps report each run once", async () => {
     const tenant = newTenant();
     const runs = await Promise.all([1, 2, 3, 4].map(() => runningRun(tenant)));
-    const now = Date.now() + 120_000;
+    const now = clock.now() + 120_000;
     const [a, b] = await Promise.all([
       store.sweepLostRuns(now, 1000),
       store.sweepLostRuns(now, 1000),
@@ -777,7 +774,7 @@ async function contractSteps(t: Deno.TestContext, store: Store): Promise<void> {
 
   await t.step("checkpoints: add, get, latest, list", async () => {
     const tenant = newTenant();
-    await rejectsWith(
+    await assertError(
       store.addCheckpoint(tenant, {
         session_id: "missing",
         run_id: null,
@@ -785,6 +782,7 @@ async function contractSteps(t: Deno.TestContext, store: Store): Promise<void> {
         state: state(0),
       }),
       404001,
+      STORE,
     );
     const run = await runningRun(tenant, "s");
     assert.equal(await store.latestCheckpoint(tenant, "s"), null);
@@ -833,7 +831,7 @@ async function contractSteps(t: Deno.TestContext, store: Store): Promise<void> {
     const second = await store.listCheckpoints(tenant, "s", { per_page: 2, page: first.next_page });
     assert.deepEqual(second.items, saved.slice(2));
     assert.equal(second.next_page, null);
-    await rejectsWith(store.listCheckpoints(tenant, "missing", { per_page: 2 }), 404001);
+    await assertError(store.listCheckpoints(tenant, "missing", { per_page: 2 }), 404001, STORE);
 
     // A checkpoint of a run becomes the run's checkpoint pointer.
     assert.equal((await store.getRun(tenant, run.run_id))?.checkpoint_id, saved[2].checkpoint_id);
@@ -864,10 +862,10 @@ async function contractSteps(t: Deno.TestContext, store: Store): Promise<void> {
     assert.equal(await store.getCheckpoint(bob, "shared-name", checkpoint.checkpoint_id), null);
     assert.equal(await store.latestCheckpoint(bob, "shared-name"), null);
     assert.equal((await store.listSessions(bob, { per_page: 10 })).count, 0);
-    await rejectsWith(store.deleteSession(bob, "shared-name"), 404001);
-    await rejectsWith(store.listMessages(bob, "shared-name", { per_page: 10 }), 404001);
-    await rejectsWith(store.listCheckpoints(bob, "shared-name", { per_page: 10 }), 404001);
-    await rejectsWith(
+    await assertError(store.deleteSession(bob, "shared-name"), 404001, STORE);
+    await assertError(store.listMessages(bob, "shared-name", { per_page: 10 }), 404001, STORE);
+    await assertError(store.listCheckpoints(bob, "shared-name", { per_page: 10 }), 404001, STORE);
+    await assertError(
       store.addCheckpoint(bob, {
         session_id: "shared-name",
         run_id: null,
@@ -875,6 +873,7 @@ async function contractSteps(t: Deno.TestContext, store: Store): Promise<void> {
         state: state(0),
       }),
       404001,
+      STORE,
     );
 
     // Bob's session of the same name is his own, and may run while Alice's runs.
@@ -911,7 +910,7 @@ async function contractSteps(t: Deno.TestContext, store: Store): Promise<void> {
       const theirs = await runningRun(otherTenant, "s");
       await store.finishRun(theirs.run_id, { status: "completed" });
 
-      await rejectsWith(store.deleteSession(tenant, "s"), 409003);
+      await assertError(store.deleteSession(tenant, "s"), 409003, STORE);
       assert.ok(await store.getSession(tenant, "s"), "a refused delete removes nothing");
       assert.ok(await store.getMessage(tenant, "s", "m"));
 
@@ -922,8 +921,8 @@ async function contractSteps(t: Deno.TestContext, store: Store): Promise<void> {
       assert.equal(await store.getMessage(tenant, "s", "m"), null);
       assert.equal(await store.getCheckpoint(tenant, "s", checkpoint.checkpoint_id), null);
       assert.equal((await store.runStatuses([run.run_id])).size, 0);
-      await rejectsWith(store.deleteSession(tenant, "s"), 404001);
-      await rejectsWith(store.deleteSession(tenant, "never"), 404001);
+      await assertError(store.deleteSession(tenant, "s"), 404001, STORE);
+      await assertError(store.deleteSession(tenant, "never"), 404001, STORE);
 
       // A session re-created under the same id starts empty, and the run id is free again.
       await store.createSession(tenant, { session_id: "s" });

@@ -5,9 +5,16 @@
  */
 import assert from "node:assert/strict";
 import postgres from "postgres";
-import { openStore, type Store } from "../../src/store/mod.ts";
+import { openStore } from "../../src/store/mod.ts";
 import { cancelChannel } from "../../src/store/postgres/mod.ts";
-import { skipNotice, testPostgresUrl, uniqueName } from "../helpers/services.ts";
+import {
+  dropSchema,
+  eventually,
+  openTestStore,
+  skipNotice,
+  testPostgresUrl,
+  uniqueName,
+} from "../_kit/mod.ts";
 import { storeContract } from "./contract.ts";
 
 const url = testPostgresUrl;
@@ -24,86 +31,52 @@ async function withSql<T>(body: (sql: postgres.Sql) => Promise<T>): Promise<T> {
   }
 }
 
-function dropSchema(schema: string): Promise<void> {
-  return withSql(async (sql) => {
-    await sql.unsafe(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-  });
-}
-
-function open(schema: string): Promise<Store> {
-  return openStore({ kind: "postgres", url: url!, schema });
-}
-
-const contractSchema = uniqueName("agentd_store");
-storeContract("postgres", () => open(contractSchema), {
-  ignore,
-  teardown: () => dropSchema(contractSchema),
-});
+storeContract("postgres", (clock) => openTestStore("postgres", { clock }), { ignore });
 
 Deno.test({
   name: "postgres: watchCancellations hears a cancel made through another store instance",
   ignore,
   fn: async () => {
-    const schema = uniqueName("agentd_watch");
-    const otherSchema = uniqueName("agentd_watch_other");
-    const stores: Store[] = [];
-    try {
-      const replicaA = await open(schema);
-      stores.push(replicaA);
-      const replicaB = await open(schema);
-      stores.push(replicaB);
-      const elsewhere = await open(otherSchema);
-      stores.push(elsewhere);
+    await using a = await openTestStore("postgres");
+    await using b = await openTestStore("postgres", { shared: { schema: a.schema } });
+    await using other = await openTestStore("postgres");
+    const [replicaA, replicaB, elsewhere] = [a.store, b.store, other.store];
 
-      const heard: string[] = [];
-      let wake = () => {};
-      const unsubscribe = await replicaA.watchCancellations((runId) => {
-        heard.push(runId);
-        wake();
-      });
+    const heard: string[] = [];
+    const unsubscribe = await replicaA.watchCancellations((runId) => heard.push(runId));
 
-      // A cancel in another schema (another deployment) is not heard here.
-      await elsewhere.createSession("t", { session_id: "s" });
-      await elsewhere.createRun("t", {
-        run_id: "r-elsewhere",
-        session_id: "s",
-        parent_checkpoint_id: null,
-        owner: "c",
-      });
-      await elsewhere.cancelRun("t", "r-elsewhere");
+    // A cancel in another schema (another deployment) is not heard here.
+    await elsewhere.createSession("t", { session_id: "s" });
+    await elsewhere.createRun("t", {
+      run_id: "r-elsewhere",
+      session_id: "s",
+      parent_checkpoint_id: null,
+      owner: "c",
+    });
+    await elsewhere.cancelRun("t", "r-elsewhere");
 
-      await replicaA.createSession("t", { session_id: "s" });
+    for (const run_id of ["r-1", "r-2"]) {
       await replicaA.createRun("t", {
-        run_id: "r-1",
-        session_id: "s",
+        run_id,
+        session_id: `s-${run_id}`,
         parent_checkpoint_id: null,
         owner: "a",
+        create_session: true,
       });
-      const arrived = new Promise<void>((resolve) => wake = resolve);
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const timeout = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error("no notification within 5 s")), 5000);
-      });
-      try {
-        await replicaB.cancelRun("t", "r-1");
-        await Promise.race([arrived, timeout]);
-      } finally {
-        clearTimeout(timer);
-      }
-      // A cancel of a terminal run changes nothing and notifies nobody.
-      await replicaB.cancelRun("t", "r-1");
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      assert.deepEqual(heard, ["r-1"]);
-
-      await unsubscribe();
-      await unsubscribe();
-      // A watch still open at close() is ended by it (the sanitizers check nothing leaks).
-      await replicaB.watchCancellations(() => {});
-    } finally {
-      for (const store of stores) await store.close();
-      await dropSchema(schema);
-      await dropSchema(otherSchema);
     }
+    await replicaB.cancelRun("t", "r-1");
+    await eventually(() => heard.length > 0, { what: "the notification of r-1" });
+    // A cancel of a terminal run changes nothing and notifies nobody: r-2's notification,
+    // delivered in commit order, arrives with nothing before it.
+    await replicaB.cancelRun("t", "r-1");
+    await replicaB.cancelRun("t", "r-2");
+    await eventually(() => heard.length > 1, { what: "the notification of r-2" });
+    assert.deepEqual(heard, ["r-1", "r-2"]);
+
+    await unsubscribe();
+    await unsubscribe();
+    // A watch still open at close() is ended by it (the sanitizers check nothing leaks).
+    await replicaB.watchCancellations(() => {});
   },
 });
 
@@ -112,21 +85,21 @@ Deno.test({
   ignore,
   fn: async () => {
     const schema = uniqueName("agentd_migrate");
-    const results = await Promise.allSettled([open(schema), open(schema), open(schema)]);
-    try {
-      for (const result of results) {
-        assert.equal(result.status, "fulfilled", String((result as PromiseRejectedResult).reason));
-      }
-      const versions = await withSql((sql) =>
-        sql.unsafe(`SELECT version FROM "${schema}".schema_migrations`)
-      );
-      assert.deepEqual(versions.map((r) => r.version), [1]);
-    } finally {
-      for (const result of results) {
-        if (result.status === "fulfilled") await result.value.close();
-      }
-      await dropSchema(schema);
+    await using stack = new AsyncDisposableStack();
+    stack.defer(() => dropSchema(schema));
+    const results = await Promise.allSettled(
+      [1, 2, 3].map(() => openTestStore("postgres", { shared: { schema } })),
+    );
+    for (const result of results) {
+      if (result.status === "fulfilled") stack.use(result.value);
     }
+    for (const result of results) {
+      assert.equal(result.status, "fulfilled", String((result as PromiseRejectedResult).reason));
+    }
+    const versions = await withSql((sql) =>
+      sql.unsafe(`SELECT version FROM "${schema}".schema_migrations`)
+    );
+    assert.deepEqual(versions.map((r) => r.version), [1]);
   },
 });
 
