@@ -409,10 +409,10 @@ export class McpConnection {
           return toolError(`the MCP server '${this.name}' refused the call: ${err.message}`);
         }
         if (isUnreachable(err)) {
-          this.#lost(state.client, `unreachable: ${errorMessage(err)}`);
+          this.#lost(state.client, `unreachable: ${withoutUrls(errorMessage(err))}`);
           return toolError(this.#unavailable());
         }
-        return toolError(`the MCP call failed: ${errorMessage(err)}`);
+        return toolError(`the MCP call failed: ${withoutUrls(errorMessage(err))}`);
       }
     }
   }
@@ -456,8 +456,8 @@ export class McpConnection {
     if (err instanceof StreamableHTTPError) {
       return `the server answered HTTP ${err.code}: ${err.message}`;
     }
-    if (isUnreachable(err)) return `cannot connect: ${errorMessage(err)}`;
-    return errorMessage(err).replace(/^(Error|McpError): /, "");
+    if (isUnreachable(err)) return `cannot connect: ${withoutUrls(errorMessage(err))}`;
+    return withoutUrls(errorMessage(err)).replace(/^(Error|McpError): /, "");
   }
 }
 
@@ -478,6 +478,14 @@ function progressSink(model: string, ctx: ToolCallContext): (p: Progress) => voi
       });
     } catch { /* a failing event sink must not fail the call */ }
   };
+}
+
+/**
+ * An error message without the URLs in it (fetch names the URL it failed on): the model reads
+ * these messages, and a URL may carry a token in its query.
+ */
+function withoutUrls(text: string): string {
+  return text.replace(/\s*(?:for url )?\(?\b[a-z][a-z0-9+.-]*:\/\/[^\s)]*\)?/gi, "");
 }
 
 /** A network failure reaching an HTTP server (refused, reset, DNS). */

@@ -10,14 +10,15 @@ import { DENO_JSON, STDIO_COMMAND } from "./helpers.ts";
 const MAIN = join(import.meta.dirname!, "../../../main.ts");
 const SECRET = "mcp-cli-secret-0123456789";
 
-async function check(manifest: string, env: Record<string, string> = {}) {
+/** Runs `agentd check` (or another `command`) on the manifest text, from a temp directory. */
+async function agentd(manifest: string, env: Record<string, string> = {}, command = "check") {
   const dir = await Deno.makeTempDir({ prefix: "agentd_mcp_cli_" });
   try {
     const path = join(dir, "agent.hcl");
     await Deno.writeTextFile(path, manifest);
     const base = Object.entries(Deno.env.toObject()).filter(([k]) => !k.startsWith("AGENT__"));
     const out = await new Deno.Command(Deno.execPath(), {
-      args: ["run", "-A", "--no-prompt", "--config", DENO_JSON, MAIN, "check", path],
+      args: ["run", "-A", "--no-prompt", "--config", DENO_JSON, MAIN, command, path],
       env: { ...Object.fromEntries(base), NO_COLOR: "1", ...env },
       clearEnv: true,
       stdout: "piped",
@@ -34,7 +35,7 @@ const hclList = (items: string[]) => `[${items.map((i) => JSON.stringify(i)).joi
 
 Deno.test("check lists the MCP tools and masks headers and environment", async () => {
   await using http = startHttpMcpServer();
-  const result = await check(
+  const result = await agentd(
     `agent {
   name = "mcp"
 }
@@ -67,7 +68,7 @@ mcp_server "remote" {
 });
 
 Deno.test("check exits 2 naming an MCP server that cannot start", async () => {
-  const result = await check(`agent {
+  const result = await agentd(`agent {
   name = "mcp"
 }
 mcp_server "broken" {
@@ -81,4 +82,31 @@ mcp_server "broken" {
     /^mcp_server 'broken': cannot start: the process exited with code 4; stderr: missing API key$/m,
   );
   assert.equal(result.stdout, "");
+});
+
+Deno.test("serve exits 2 naming an MCP server that cannot start", async () => {
+  const result = await agentd(
+    `agent {
+  name = "mcp"
+}
+mcp_server "broken" {
+  command = ["/nonexistent/mcp-server"]
+}
+runtime {
+  storage {
+    path = ":memory:"
+  }
+}
+http_server {
+  port = 0
+}
+`,
+    {},
+    "serve",
+  );
+  assert.equal(result.code, 2, result.stderr);
+  assert.match(
+    result.stderr,
+    /^mcp_server 'broken': cannot start: the program '\/nonexistent\/mcp-server' was not found/m,
+  );
 });

@@ -86,3 +86,38 @@ Deno.test("the allowlist narrows a server's tools; describe() names them for che
     "not offered by the server: nope",
   ]);
 });
+
+Deno.test("an HTTP server that went away is reconnected once it is back", async () => {
+  const first = startHttpMcpServer();
+  const port = Number(new URL(first.url).port);
+  await using servers = await startMcpServers(config({ remote: { url: first.url } }), {
+    backoff: { initial: 50, max: 200 },
+  });
+  const echo = servers.tools().get("remote__echo")!;
+  const { ctx } = recordingContext();
+  await first.close();
+  const down = await echo.call({ text: "hi" }, ctx);
+  assert.equal(down.is_error, true);
+  assert.match(errorText(down.result), /^the MCP server 'remote' is not available \(unreachable: /);
+  assert.ok(!errorText(down.result).includes("127.0.0.1"), "no URL in what the model reads");
+
+  await using second = startHttpMcpServer(port);
+  const back = await eventually(async () => {
+    const outcome = await echo.call({ text: "back" }, ctx);
+    return outcome.is_error ? undefined : outcome;
+  }, { what: "the call to succeed again" });
+  assert.deepEqual(back, { result: "back", is_error: false });
+  assert.equal(second.sessions(), 1, "a new session on the new server");
+});
+
+Deno.test("a Streamable HTTP server's list_changed arrives on its event stream", async () => {
+  await using http = startHttpMcpServer();
+  await using servers = await startMcpServers(config({ remote: { url: http.url } }));
+  const { ctx } = recordingContext();
+  const added = await servers.tools().get("remote__add_tool")!.call({ name: "late" }, ctx);
+  assert.deepEqual(added, { result: "added late", is_error: false });
+  const late = await eventually(() => servers.tools().get("remote__late"), {
+    what: "remote__late in the tool list",
+  });
+  assert.deepEqual(await late.call({}, ctx), { result: "hello from late", is_error: false });
+});
