@@ -50,7 +50,10 @@ function progressOf(name, value) {
   let v = null;
   if (typeof value === "number" && /progress/i.test(name)) v = value;
   else if (value && typeof value === "object") {
-    if (typeof value.progress === "number") v = value.progress;
+    // MCP progress (docs/tools.md#calls) counts up to a total when it has one.
+    if (typeof value.progress === "number" && typeof value.total === "number" && value.total > 0) {
+      v = value.progress / value.total;
+    } else if (typeof value.progress === "number") v = value.progress;
     else if (typeof value.value === "number" && /progress/i.test(name)) v = value.value;
   }
   if (v === null || !Number.isFinite(v)) return null;
