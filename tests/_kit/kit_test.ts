@@ -60,6 +60,19 @@ Deno.test("sse: next, until, json and cancel", async () => {
   assert.equal((await live.next()).done, true);
   await assert.rejects(readSse(chunked("data: 1\n\n")).until("z"), /ended before z/);
 
+  // until() leaves a live stream open: later events still arrive.
+  const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
+  const writer = writable.getWriter();
+  const encode = (text: string) => new TextEncoder().encode(text);
+  const waiting = readSse(readable);
+  // Not awaited: a write resolves only once the reader has taken the chunk.
+  void writer.write(encode("event: a\ndata: 1\n\n"));
+  assert.equal((await waiting.until("a")).data, "1");
+  void writer.write(encode("event: b\ndata: 2\n\n"));
+  assert.equal((await waiting.until("b")).data, "2");
+  void writer.close();
+  assert.deepEqual((await waiting.all()).map((e) => e.data), ["1", "2"]);
+
   let cancelled = false;
   const endless = new ReadableStream<Uint8Array>({
     pull: (c) => c.enqueue(new TextEncoder().encode("data: x\n\n")),

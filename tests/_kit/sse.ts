@@ -98,16 +98,22 @@ export class SseReader implements AsyncIterableIterator<SseEvent>, AsyncDisposab
     return this.cancel();
   }
 
-  /** The next event whose `event` field is `name` (or that `match` accepts); fails at the end. */
+  /**
+   * Reads on to the next event whose `event` field is `match` (or that `match` accepts) and
+   * leaves the stream open; fails when the stream ends first.
+   */
   async until(match: string | ((e: SseEvent) => boolean)): Promise<SseEvent> {
     const accept = typeof match === "string" ? (e: SseEvent) => e.event === match : match;
-    for await (const e of this) if (accept(e)) return e;
+    // next(), not for-await: leaving a for-await loop early would cancel the stream.
+    for (let r = await this.next(); !r.done; r = await this.next()) {
+      if (accept(r.value)) return r.value;
+    }
     throw new Error(`the stream ended before ${typeof match === "string" ? match : "the event"}`);
   }
 
   /** Reads to the end; returns every event of the stream (also those read before). */
   async all(): Promise<SseEvent[]> {
-    for await (const _ of this) { /* to the end */ }
+    while (!(await this.next()).done) { /* to the end */ }
     return this.events;
   }
 
