@@ -9,8 +9,7 @@ import { createLogger, redact, withLogContext, withSecrets } from "../src/log.ts
 import { REDACTED, secretValues } from "../src/secrets.ts";
 import { parseConfig } from "../src/config/mod.ts";
 import { startServer } from "../src/server.ts";
-import { startTestServer } from "./helpers/server.ts";
-import { readEvents, readFrames } from "./helpers/sse.ts";
+import { eventually, readEvents, readSse, startTestServer } from "./_kit/mod.ts";
 
 type Line = Record<string, unknown>;
 
@@ -33,18 +32,6 @@ function find(lines: string[], msg: string, fields: Line): Line {
   );
   assert.ok(hit, `no "${msg}" line with ${JSON.stringify(fields)} in:\n${lines.join("\n")}`);
   return hit;
-}
-
-async function eventually(check: () => void, ms = 5000): Promise<void> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    try {
-      return check();
-    } catch (err) {
-      if (Date.now() > deadline) throw err;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
 }
 
 function runBody(text: string, extra: Record<string, unknown> = {}) {
@@ -133,127 +120,125 @@ Deno.test("createLogger: level, request context, secrets", () => {
 });
 
 Deno.test("a server logs every request and run transition with its ids, and no secret", async () => {
-  const t = await startTestServer({
+  await using t = await startTestServer({
     manifest: {
       agent: { name: "log-test", model: { provider: "echo", api_key: API_KEY } },
       runtime: { pubsub: { kind: "memory", token: PUBSUB_TOKEN }, replica: { lease: 500 } },
     },
   });
-  let closed = false;
-  try {
-    // An attached run: its request line, then started and finished with the request's id.
-    const res = await t.fetch("/v1/runs", {
-      method: "POST",
-      json: runBody("hello there"),
+  // An attached run: its request line, then started and finished with the request's id.
+  const res = await t.fetch("/v1/runs", {
+    method: "POST",
+    json: runBody("hello there"),
+    tenant: "acme",
+    headers: { "x-request-id": "req-attached-1", authorization: `Bearer ${API_KEY}` },
+  });
+  assert.equal(res.headers.get("x-request-id"), "req-attached-1");
+  const events = await readEvents(res);
+  const runId = String(events[0].run_id);
+  await eventually(() => {
+    find(t.logs, "request", {
+      request_id: "req-attached-1",
       tenant: "acme",
-      headers: { "x-request-id": "req-attached-1", authorization: `Bearer ${API_KEY}` },
-    });
-    assert.equal(res.headers.get("x-request-id"), "req-attached-1");
-    const events = await readEvents(res);
-    const runId = String(events[0].run_id);
-    await eventually(() => {
-      find(t.logs, "request", {
-        request_id: "req-attached-1",
-        tenant: "acme",
-        method: "POST",
-        path: "/v1/runs",
-        status: 200,
-      });
-      find(t.logs, "run started", {
-        request_id: "req-attached-1",
-        tenant: "acme",
-        run_id: runId,
-        attached: true,
-      });
-      const finished = find(t.logs, "run finished", {
-        request_id: "req-attached-1",
-        tenant: "acme",
-        run_id: runId,
-        status: "completed",
-      });
-      assert.equal(typeof finished.ms, "number");
-      assert.equal(finished.session_id, events[0].session_id);
-    });
-
-    // A detached run cancelled by another request: the cancel is logged with that request's id.
-    const start = await t.fetch("/v1/runs/start", {
       method: "POST",
-      json: runBody("one two three four five six seven eight", { run_id: "r-cancel", ...SLOW }),
+      path: "/v1/runs",
+      status: 200,
+    });
+    find(t.logs, "run started", {
+      request_id: "req-attached-1",
       tenant: "acme",
-      headers: { "x-request-id": "req-start-2" },
+      run_id: runId,
+      attached: true,
     });
-    assert.equal(start.status, 202);
-    const cancel = await t.fetch("/v1/runs/r-cancel/cancel", {
-      method: "PUT",
+    const finished = find(t.logs, "run finished", {
+      request_id: "req-attached-1",
       tenant: "acme",
-      headers: { "x-request-id": "req-cancel-2" },
+      run_id: runId,
+      status: "completed",
     });
-    assert.equal(cancel.status, 204);
-    await eventually(() => {
-      find(t.logs, "run cancel requested", {
-        request_id: "req-cancel-2",
-        tenant: "acme",
-        run_id: "r-cancel",
-        status: "cancelled",
-      });
-      find(t.logs, "run finished", {
-        request_id: "req-start-2",
-        tenant: "acme",
-        run_id: "r-cancel",
-        status: "cancelled",
-        reason: "cancelled",
-      });
-    });
+    assert.equal(typeof finished.ms, "number");
+    assert.equal(finished.session_id, events[0].session_id);
+    return true;
+  });
 
-    // The sweeper interrupts a run whose replica stopped heartbeating (a row nobody executes).
-    await t.server.store.createRun("acme", {
-      run_id: "r-ghost",
-      session_id: "s-ghost",
-      parent_checkpoint_id: null,
-      owner: "replica-gone",
-      create_session: true,
+  // A detached run cancelled by another request: the cancel is logged with that request's id.
+  const start = await t.fetch("/v1/runs/start", {
+    method: "POST",
+    json: runBody("one two three four five six seven eight", { run_id: "r-cancel", ...SLOW }),
+    tenant: "acme",
+    headers: { "x-request-id": "req-start-2" },
+  });
+  assert.equal(start.status, 202);
+  const cancel = await t.fetch("/v1/runs/r-cancel/cancel", {
+    method: "PUT",
+    tenant: "acme",
+    headers: { "x-request-id": "req-cancel-2" },
+  });
+  assert.equal(cancel.status, 204);
+  await eventually(() => {
+    find(t.logs, "run cancel requested", {
+      request_id: "req-cancel-2",
+      tenant: "acme",
+      run_id: "r-cancel",
+      status: "cancelled",
     });
-    await eventually(() => {
-      find(t.logs, "run interrupted: its replica was lost", {
-        tenant: "acme",
-        run_id: "r-ghost",
-        status: "interrupted",
-        reason: "replica_lost",
-        owner: "replica-gone",
-      });
-    });
-
-    // Secrets a client puts in a path or a request id never reach a line.
-    const leak = await t.fetch(`/v1/runs/${API_KEY}`, {
-      headers: { "x-request-id": API_KEY, authorization: `Bearer ${API_KEY}` },
-    });
-    assert.equal(leak.status, 404);
-    await leak.body?.cancel();
-    await eventually(() => {
-      find(t.logs, "request", { path: `/v1/runs/${REDACTED}`, request_id: REDACTED });
-    });
-
-    // Shutdown with no grace interrupts a running run.
-    const slow = await t.fetch("/v1/runs/start", {
-      method: "POST",
-      json: runBody("one two three four five six seven eight", { run_id: "r-shutdown", ...SLOW }),
-    });
-    assert.equal(slow.status, 202);
-    await t.close();
-    closed = true;
     find(t.logs, "run finished", {
-      tenant: "default",
-      run_id: "r-shutdown",
-      status: "interrupted",
-      reason: "shutdown",
+      request_id: "req-start-2",
+      tenant: "acme",
+      run_id: "r-cancel",
+      status: "cancelled",
+      reason: "cancelled",
     });
+    return true;
+  });
 
-    const all = t.logs.join("\n");
-    assert.ok(!all.includes(API_KEY), "the model API key is never logged");
-    assert.ok(!all.includes(PUBSUB_TOKEN), "the pub/sub token is never logged");
-  } finally {
-    if (!closed) await t.close();
-  }
+  // The sweeper interrupts a run whose replica stopped heartbeating (a row nobody executes).
+  await t.server.store.createRun("acme", {
+    run_id: "r-ghost",
+    session_id: "s-ghost",
+    parent_checkpoint_id: null,
+    owner: "replica-gone",
+    create_session: true,
+  });
+  await eventually(() => {
+    find(t.logs, "run interrupted: its replica was lost", {
+      tenant: "acme",
+      run_id: "r-ghost",
+      status: "interrupted",
+      reason: "replica_lost",
+      owner: "replica-gone",
+    });
+    return true;
+  });
+
+  // Secrets a client puts in a path or a request id never reach a line.
+  const leak = await t.fetch(`/v1/runs/${API_KEY}`, {
+    headers: { "x-request-id": API_KEY, authorization: `Bearer ${API_KEY}` },
+  });
+  assert.equal(leak.status, 404);
+  await leak.body?.cancel();
+  await eventually(() => {
+    find(t.logs, "request", { path: `/v1/runs/${REDACTED}`, request_id: REDACTED });
+    return true;
+  });
+
+  // Shutdown with no grace interrupts a running run.
+  const slow = await t.fetch("/v1/runs/start", {
+    method: "POST",
+    json: runBody("one two three four five six seven eight", { run_id: "r-shutdown", ...SLOW }),
+  });
+  assert.equal(slow.status, 202);
+  await t.close();
+  find(t.logs, "run finished", {
+    tenant: "default",
+    run_id: "r-shutdown",
+    status: "interrupted",
+    reason: "shutdown",
+  });
+
+  const all = t.logs.join("\n");
+  assert.ok(!all.includes(API_KEY), "the model API key is never logged");
+  assert.ok(!all.includes(PUBSUB_TOKEN), "the pub/sub token is never logged");
 });
 
 Deno.test("the level comes from runtime.log_level / AGENT__RUNTIME__LOG_LEVEL", async () => {
@@ -287,14 +272,13 @@ http_server {
     try {
       const res = await fetch(`${server.url}/healthz`);
       await res.body?.cancel();
-      const frames = readFrames(
+      await readSse(
         await fetch(`${server.url}/v1/runs`, {
           method: "POST",
           headers: { "content-type": "application/json" },
           body: JSON.stringify(runBody("hi")),
         }),
-      );
-      for await (const _ of frames) { /* to the end */ }
+      ).all();
     } finally {
       await server.shutdown(0);
     }
