@@ -5,8 +5,15 @@
  * (a JavaScript fixture tool that succeeds and one that fails), publishes and store calls.
  */
 import assert from "node:assert/strict";
-import { startTestServer, storeKinds, type TestServer } from "../helpers/server.ts";
-import { readEvents, readFrames } from "../helpers/sse.ts";
+import {
+  eventually,
+  readEvents,
+  readSse,
+  startTestServer,
+  storeKinds,
+  tempDir,
+  type TestServer,
+} from "../_kit/mod.ts";
 import { MetricsRegistry } from "../../src/metrics/mod.ts";
 
 /** One sample line. */
@@ -143,19 +150,6 @@ async function attachedRun(t: TestServer, text: string) {
   return last;
 }
 
-/** Polls until `check` passes (the server settles a run's bookkeeping right after its events). */
-async function eventually(check: () => Promise<void>, ms = 3000): Promise<void> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    try {
-      return await check();
-    } catch (err) {
-      if (Date.now() > deadline) throw err;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
-}
-
 const TOOL_SOURCE = `
 export function add(args) {
   return { sum: Number(args.a) + Number(args.b) };
@@ -197,158 +191,152 @@ Deno.test("the registry renders the text format (escapes, histograms, instances 
 
 for (const kind of storeKinds) {
   Deno.test(`/metrics moves as runs happen (${kind})`, async (tt) => {
-    const dir = await Deno.makeTempDir({ prefix: "agentd_metrics_" });
-    await Deno.writeTextFile(`${dir}/tools.js`, TOOL_SOURCE);
+    await using dir = await tempDir("agentd_metrics_");
+    await dir.write({ "tools.js": TOOL_SOURCE });
+    const module = dir.join("tools.js");
     const parameters = { type: "object", properties: {} };
-    const t = await startTestServer({
+    await using t = await startTestServer({
       store: kind,
       manifest: {
         tool: {
-          add: { kind: "javascript", module: `${dir}/tools.js`, function: "add", parameters },
-          broken: { kind: "javascript", module: `${dir}/tools.js`, function: "broken", parameters },
+          add: { kind: "javascript", module, function: "add", parameters },
+          broken: { kind: "javascript", module, function: "broken", parameters },
         },
         http_server: { protocol: { ag_ui: {} } },
       },
     });
-    try {
-      let before!: Exposition;
+    let before!: Exposition;
 
-      await tt.step("a fresh server exports every metric, at zero", async () => {
-        before = await scrape(t);
-        for (
-          const name of [
-            "agentd_runs_total",
-            "agentd_runs_started_total",
-            "agentd_runs_active",
-            "agentd_streams_open",
-            "agentd_model_time_to_first_token_seconds",
-            "agentd_model_attempts_total",
-            "agentd_tool_calls_total",
-            "agentd_tool_duration_seconds",
-            "agentd_pubsub_publish_seconds",
-            "agentd_store_query_seconds",
-            "agentd_http_requests_total",
-          ]
-        ) {
-          assert.ok(before.types.has(name), `${name} is exported`);
-        }
-        assert.equal(before.types.get("agentd_runs_total"), "counter");
-        assert.equal(before.types.get("agentd_runs_active"), "gauge");
-        assert.equal(before.types.get("agentd_store_query_seconds"), "histogram");
-        assert.equal(total(before, "agentd_runs_total", { status: "completed" }), 0);
-        assert.equal(total(before, "agentd_runs_active"), 0);
-        for (const k of ["attached", "reattach", "ag_ui", "a2a"]) {
-          assert.equal(total(before, "agentd_streams_open", { kind: k }), 0);
-        }
-      });
+    await tt.step("a fresh server exports every metric, at zero", async () => {
+      before = await scrape(t);
+      for (
+        const name of [
+          "agentd_runs_total",
+          "agentd_runs_started_total",
+          "agentd_runs_active",
+          "agentd_streams_open",
+          "agentd_model_time_to_first_token_seconds",
+          "agentd_model_attempts_total",
+          "agentd_tool_calls_total",
+          "agentd_tool_duration_seconds",
+          "agentd_pubsub_publish_seconds",
+          "agentd_store_query_seconds",
+          "agentd_http_requests_total",
+        ]
+      ) {
+        assert.ok(before.types.has(name), `${name} is exported`);
+      }
+      assert.equal(before.types.get("agentd_runs_total"), "counter");
+      assert.equal(before.types.get("agentd_runs_active"), "gauge");
+      assert.equal(before.types.get("agentd_store_query_seconds"), "histogram");
+      assert.equal(total(before, "agentd_runs_total", { status: "completed" }), 0);
+      assert.equal(total(before, "agentd_runs_active"), 0);
+      for (const k of ["attached", "reattach", "ag_ui", "a2a"]) {
+        assert.equal(total(before, "agentd_streams_open", { kind: k }), 0);
+      }
+    });
 
-      await tt.step("runs, a tool that works and a tool that fails", async () => {
-        await attachedRun(t, "hello there");
-        const added = await attachedRun(t, '/call add {"a": 2, "b": 3}');
-        assert.equal(added.status, "completed");
-        const broken = await attachedRun(t, "/call broken {}");
-        assert.equal(broken.status, "completed", "a tool error goes back to the model");
+    await tt.step("runs, a tool that works and a tool that fails", async () => {
+      await attachedRun(t, "hello there");
+      const added = await attachedRun(t, '/call add {"a": 2, "b": 3}');
+      assert.equal(added.status, "completed");
+      const broken = await attachedRun(t, "/call broken {}");
+      assert.equal(broken.status, "completed", "a tool error goes back to the model");
 
-        await eventually(async () => {
-          const after = await scrape(t);
-          const delta = (name: string, labels: Record<string, string> = {}) =>
-            total(after, name, labels) - total(before, name, labels);
-          assert.equal(delta("agentd_runs_total", { status: "completed" }), 3);
-          assert.equal(delta("agentd_runs_started_total"), 3);
-          assert.equal(total(after, "agentd_runs_active"), 0);
-          assert.equal(total(after, "agentd_streams_open", { kind: "attached" }), 0);
-          // Five model steps: one for the plain run, two (call, answer) for each tool run.
-          const ttft = { provider: "echo" };
-          assert.equal(delta("agentd_model_time_to_first_token_seconds_count", ttft), 5);
-          assert.equal(delta("agentd_model_attempts_total", { ...ttft, outcome: "ok" }), 5);
-          assert.equal(total(after, "agentd_tool_calls_total", { tool: "add", outcome: "ok" }), 1);
-          assert.equal(
-            total(after, "agentd_tool_calls_total", { tool: "broken", outcome: "error" }),
-            1,
+      await eventually(async () => {
+        const after = await scrape(t);
+        const delta = (name: string, labels: Record<string, string> = {}) =>
+          total(after, name, labels) - total(before, name, labels);
+        assert.equal(delta("agentd_runs_total", { status: "completed" }), 3);
+        assert.equal(delta("agentd_runs_started_total"), 3);
+        assert.equal(total(after, "agentd_runs_active"), 0);
+        assert.equal(total(after, "agentd_streams_open", { kind: "attached" }), 0);
+        // Five model steps: one for the plain run, two (call, answer) for each tool run.
+        const ttft = { provider: "echo" };
+        assert.equal(delta("agentd_model_time_to_first_token_seconds_count", ttft), 5);
+        assert.equal(delta("agentd_model_attempts_total", { ...ttft, outcome: "ok" }), 5);
+        assert.equal(total(after, "agentd_tool_calls_total", { tool: "add", outcome: "ok" }), 1);
+        assert.equal(
+          total(after, "agentd_tool_calls_total", { tool: "broken", outcome: "error" }),
+          1,
+        );
+        assert.equal(total(after, "agentd_tool_duration_seconds_count", { tool: "add" }), 1);
+        assert.ok(total(after, "agentd_tool_duration_seconds_sum", { tool: "add" }) > 0);
+        assert.ok(delta("agentd_pubsub_publish_seconds_count", { transport: "memory" }) > 10);
+        for (const method of ["createRun", "finishRun", "addCheckpoint", "appendMessages"]) {
+          assert.ok(
+            total(after, "agentd_store_query_seconds_count", { method }) > 0,
+            `store method ${method} is timed`,
           );
-          assert.equal(total(after, "agentd_tool_duration_seconds_count", { tool: "add" }), 1);
-          assert.ok(total(after, "agentd_tool_duration_seconds_sum", { tool: "add" }) > 0);
-          assert.ok(delta("agentd_pubsub_publish_seconds_count", { transport: "memory" }) > 10);
-          for (const method of ["createRun", "finishRun", "addCheckpoint", "appendMessages"]) {
-            assert.ok(
-              total(after, "agentd_store_query_seconds_count", { method }) > 0,
-              `store method ${method} is timed`,
-            );
-          }
-          assert.equal(
-            delta("agentd_http_requests_total", {
-              method: "POST",
-              route: "/v1/runs",
-              status: "200",
-            }),
-            3,
-          );
-        });
-      });
-
-      await tt.step("open streams by kind, and runs by other statuses", async () => {
-        const slow = {
-          ...userText("one two three four five six seven eight nine ten"),
-          model: { override: { inference_params: { provider_params: { delay_ms: 200 } } } },
-        };
-        const res = await t.fetch("/v1/runs", { method: "POST", json: slow });
-        const frames = readFrames(res);
-        await frames.next();
-        const runId = res.headers.get("x-run-id")!;
-        const reattach = await t.fetch(`/v1/runs/${runId}/events`);
-        assert.equal(reattach.status, 200);
-        const reframes = readFrames(reattach);
-        const agUi = await t.fetch("/ag-ui/run", {
-          method: "POST",
-          json: {
-            threadId: "metrics-thread",
-            runId: "metrics-agui",
-            messages: [{ id: "m1", role: "user", content: "slow one two three four five" }],
-            tools: [],
-            context: [],
-            state: {},
-            forwardedProps: { model: slow.model },
-          },
-        });
-        assert.equal(agUi.status, 200);
-        const agFrames = readFrames(agUi);
-        await agFrames.next();
-
-        const during = await scrape(t);
-        assert.equal(total(during, "agentd_streams_open", { kind: "attached" }), 1);
-        assert.equal(total(during, "agentd_streams_open", { kind: "reattach" }), 1);
-        assert.equal(total(during, "agentd_streams_open", { kind: "ag_ui" }), 1);
-        assert.equal(total(during, "agentd_runs_active"), 2);
-
-        // Dropping the attached stream cancels its run; the AG-UI one is cancelled by id.
-        await frames.return(undefined);
-        for await (const _ of reframes) { /* until the cancelled run's final event */ }
-        await t.fetch("/v1/runs/metrics-agui/cancel", { method: "PUT" });
-        for await (const _ of agFrames) { /* until the end */ }
-
-        await eventually(async () => {
-          const after = await scrape(t);
-          for (const k of ["attached", "reattach", "ag_ui"]) {
-            assert.equal(total(after, "agentd_streams_open", { kind: k }), 0, k);
-          }
-          assert.equal(total(after, "agentd_runs_active"), 0);
-          assert.equal(total(after, "agentd_runs_total", { status: "cancelled" }), 2);
-        });
-      });
-
-      await tt.step("each server has its own registry", async () => {
-        const other = await startTestServer({ store: "sqlite" });
-        try {
-          const e = await scrape(other);
-          assert.equal(total(e, "agentd_runs_started_total"), 0);
-          assert.equal(total(e, "agentd_tool_calls_total"), 0);
-        } finally {
-          await other.close();
         }
+        assert.equal(
+          delta("agentd_http_requests_total", {
+            method: "POST",
+            route: "/v1/runs",
+            status: "200",
+          }),
+          3,
+        );
+        return true;
       });
-    } finally {
-      await t.close();
-      await Deno.remove(dir, { recursive: true }).catch(() => {});
-    }
+    });
+
+    await tt.step("open streams by kind, and runs by other statuses", async () => {
+      const slow = {
+        ...userText("one two three four five six seven eight nine ten"),
+        model: { override: { inference_params: { provider_params: { delay_ms: 200 } } } },
+      };
+      const res = await t.fetch("/v1/runs", { method: "POST", json: slow });
+      const frames = readSse(res);
+      await frames.next();
+      const runId = res.headers.get("x-run-id")!;
+      const reattach = await t.fetch(`/v1/runs/${runId}/events`);
+      assert.equal(reattach.status, 200);
+      const reframes = readSse(reattach);
+      const agUi = await t.fetch("/ag-ui/run", {
+        method: "POST",
+        json: {
+          threadId: "metrics-thread",
+          runId: "metrics-agui",
+          messages: [{ id: "m1", role: "user", content: "slow one two three four five" }],
+          tools: [],
+          context: [],
+          state: {},
+          forwardedProps: { model: slow.model },
+        },
+      });
+      assert.equal(agUi.status, 200);
+      const agFrames = readSse(agUi);
+      await agFrames.next();
+
+      const during = await scrape(t);
+      assert.equal(total(during, "agentd_streams_open", { kind: "attached" }), 1);
+      assert.equal(total(during, "agentd_streams_open", { kind: "reattach" }), 1);
+      assert.equal(total(during, "agentd_streams_open", { kind: "ag_ui" }), 1);
+      assert.equal(total(during, "agentd_runs_active"), 2);
+
+      // Dropping the attached stream cancels its run; the AG-UI one is cancelled by id.
+      await frames.cancel();
+      await reframes.all(); // until the cancelled run's final event
+      await t.fetch("/v1/runs/metrics-agui/cancel", { method: "PUT" });
+      await agFrames.all();
+
+      await eventually(async () => {
+        const after = await scrape(t);
+        for (const k of ["attached", "reattach", "ag_ui"]) {
+          assert.equal(total(after, "agentd_streams_open", { kind: k }), 0, k);
+        }
+        assert.equal(total(after, "agentd_runs_active"), 0);
+        assert.equal(total(after, "agentd_runs_total", { status: "cancelled" }), 2);
+        return true;
+      });
+    });
+
+    await tt.step("each server has its own registry", async () => {
+      await using other = await startTestServer({ store: "sqlite" });
+      const e = await scrape(other);
+      assert.equal(total(e, "agentd_runs_started_total"), 0);
+      assert.equal(total(e, "agentd_tool_calls_total"), 0);
+    });
   });
 }
