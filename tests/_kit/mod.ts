@@ -15,6 +15,7 @@ export {
 export { dropSchema, skipNotice, testPostgresUrl, testRedisUrl, uniqueName } from "./services.ts";
 export {
   type EventData,
+  type ParsedSse,
   parseSse,
   readEvents,
   readSse,

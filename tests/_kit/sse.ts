@@ -3,7 +3,7 @@
  * rules): events come out as `{event, data, id, retry}`, comments (keep-alives, end notices) are
  * recorded with their position, and the raw text is kept for assertions on the wire format.
  */
-import { createParser } from "eventsource-parser";
+import { createParser, type EventSourceParser } from "eventsource-parser";
 
 /** One dispatched event. `event` and `id` are absent when the frame had no such field. */
 export interface SseEvent {
@@ -22,7 +22,7 @@ export interface SseComment {
 }
 
 /** Reads the SSE body of a response (or any byte stream) event by event. */
-export class SseReader implements AsyncIterableIterator<SseEvent>, AsyncDisposable {
+export class SseReader implements AsyncIterableIterator<SseEvent>, AsyncDisposable, ParsedSse {
   /** Every comment so far, in order. */
   readonly comments: SseComment[] = [];
   /** Every event so far, in order (also those already handed out by `next`). */
@@ -32,8 +32,7 @@ export class SseReader implements AsyncIterableIterator<SseEvent>, AsyncDisposab
   readonly #reader: ReadableStreamDefaultReader<Uint8Array>;
   readonly #decoder = new TextDecoder();
   readonly #queue: SseEvent[] = [];
-  readonly #parser;
-  #retry: number | undefined;
+  readonly #parser: EventSourceParser;
   #done = false;
 
   /** Reads `source`; a `Response` must have a body. */
@@ -41,19 +40,7 @@ export class SseReader implements AsyncIterableIterator<SseEvent>, AsyncDisposab
     const body = source instanceof Response ? source.body : source;
     if (!body) throw new Error("the response has no body to read events from");
     this.#reader = body.getReader();
-    this.#parser = createParser({
-      onEvent: (e) => {
-        const event: SseEvent = { data: e.data };
-        if (e.event !== undefined) event.event = e.event;
-        if (e.id !== undefined) event.id = e.id;
-        if (this.#retry !== undefined) event.retry = this.#retry;
-        this.#retry = undefined;
-        this.events.push(event);
-        this.#queue.push(event);
-      },
-      onRetry: (ms) => this.#retry = ms,
-      onComment: (text) => this.comments.push({ text, after: this.events.length }),
-    });
+    this.#parser = sseParser(this, (event) => this.#queue.push(event));
   }
 
   /** The next event, or `done` when the stream ended. */
@@ -128,11 +115,37 @@ export function readSse(res: Response | ReadableStream<Uint8Array>): SseReader {
   return new SseReader(res);
 }
 
-/** Parses a complete SSE text (e.g. `await res.text()`) the same way. */
-export async function parseSse(text: string): Promise<SseReader> {
-  const reader = new SseReader(new Response(text));
-  await reader.all();
-  return reader;
+/** What a complete SSE text holds. */
+export interface ParsedSse {
+  events: SseEvent[];
+  comments: SseComment[];
+}
+
+/** Parses a complete SSE text (e.g. `await res.text()`) by the same rules. */
+export function parseSse(text: string): ParsedSse {
+  const parsed: ParsedSse = { events: [], comments: [] };
+  const parser = sseParser(parsed);
+  parser.feed(text);
+  // A last frame without its blank line is incomplete and, by the rules, dropped.
+  return parsed;
+}
+
+/** A parser that appends events and comments to `into` (and hands each event to `onEvent`). */
+function sseParser(into: ParsedSse, onEvent?: (event: SseEvent) => void): EventSourceParser {
+  let retry: number | undefined;
+  return createParser({
+    onEvent: (e) => {
+      const event: SseEvent = { data: e.data };
+      if (e.event !== undefined) event.event = e.event;
+      if (e.id !== undefined) event.id = e.id;
+      if (retry !== undefined) event.retry = retry;
+      retry = undefined;
+      into.events.push(event);
+      onEvent?.(event);
+    },
+    onRetry: (ms) => retry = ms,
+    onComment: (text) => into.comments.push({ text, after: into.events.length }),
+  });
 }
 
 /** A native run event as its JSON `data`. */

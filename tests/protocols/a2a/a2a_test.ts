@@ -338,7 +338,7 @@ async function mainSuite(tt: Deno.TestContext, store: StoreKind): Promise<void> 
     });
     assert.equal(res.status, 200);
     assert.match(res.headers.get("content-type") ?? "", /^text\/event-stream/);
-    const { events } = await parseSse(await res.text());
+    const { events } = parseSse(await res.text());
     for (const frame of events) {
       const { event, id, retry, data } = frame;
       assert.deepEqual([event, id, retry], [undefined, undefined, undefined], "only data");

@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { EventSchema, MessageSchema } from "@ag-ui/core/schemas";
 import type { BaseEvent } from "@ag-ui/client";
+import { parseSse } from "../../_kit/mod.ts";
 
 /** A parsed AG-UI event as it came over the wire. */
 export type WireEvent = BaseEvent & Record<string, unknown>;
@@ -50,21 +51,20 @@ const NULLABLE = new Set(["value", "snapshot"]);
 export function checkStream(text: string): WireEvent[] {
   assert.ok(!text.includes("\r"), "frames are separated by \\n\\n, never CRLF");
   assert.ok(text.endsWith("\n\n"), "the stream ends with a complete frame");
+  assert.match(text, FRAMES, "every frame is a comment, or an event line and a data line");
   const events: WireEvent[] = [];
-  for (const frame of text.slice(0, -2).split("\n\n")) {
-    if (frame.startsWith(":")) continue;
-    const lines = frame.split("\n");
-    assert.equal(lines.length, 2, `a frame is an event line and a data line: ${frame}`);
-    assert.match(lines[0], /^event: [A-Z_]+$/);
-    assert.match(lines[1], /^data: \{/);
-    const data = JSON.parse(lines[1].slice("data: ".length)) as WireEvent;
-    assert.equal(lines[0].slice("event: ".length), data.type, "event: line equals the type");
+  for (const frame of parseSse(text).events) {
+    const data = JSON.parse(frame.data) as WireEvent;
+    assert.equal(frame.event, data.type, "event: line equals the type");
     checkEvent(data);
     events.push(data);
   }
   checkOrder(events);
   return events;
 }
+
+/** The whole wire: frames that are a comment line, or exactly `event: TYPE` then `data: {...}`. */
+const FRAMES = /^(?:(?::[^\n]*|event: [A-Z_]+\ndata: \{[^\n]*)\n\n)*$/;
 
 /** One event against the `@ag-ui/core` schema, strictly: no unknown fields, no null fields. */
 export function checkEvent(event: WireEvent): void {
@@ -157,19 +157,4 @@ export function types(events: WireEvent[]): string[] {
 /** Absolute path of a fixture tool module. */
 export function fixture(name: string): string {
   return new URL(`./fixtures/${name}`, import.meta.url).pathname;
-}
-
-/** Waits until `check` returns a value that is not undefined (polling), or fails. */
-export async function eventually<T>(
-  check: () => Promise<T | undefined>,
-  what: string,
-  timeoutMs = 5_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
 }
