@@ -4,7 +4,8 @@
  */
 import assert from "node:assert/strict";
 import type { PubSub, Subscription } from "../../src/pubsub/mod.ts";
-import { uniqueName } from "../helpers/services.ts";
+import { BufferedSubscription } from "../../src/pubsub/subscription.ts";
+import { eventually, uniqueName } from "../_kit/mod.ts";
 
 /** Builds a transport under test for one prefix and capacity. */
 export type PubSubFactory = (config: { prefix: string; capacity: number }) => Promise<PubSub>;
@@ -178,8 +179,9 @@ export function definePubSubContract(
       const sub = await ps.subscribe("run:e");
       const messages = Array.from({ length: 8 }, (_, i) => `m${i}`);
       await Promise.all(messages.map((m) => ps.publish("run:e", m)));
-      // Give a networked transport time to deliver all of them into the buffer unread.
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      // Until a networked transport has delivered all of them into the buffer, unread.
+      assert.ok(sub instanceof BufferedSubscription);
+      await eventually(() => sub.buffered === 8, { what: "8 messages buffered" });
       // Exactly `capacity` messages buffered: still open, all readable.
       assert.deepEqual(await take(sub, 8), messages);
       sub.close();

@@ -8,7 +8,7 @@
  * the test gateway in front of that Redis.
  */
 import { createPubSub, type PubSub } from "../../src/pubsub/mod.ts";
-import { uniqueName } from "../helpers/services.ts";
+import { uniqueName } from "../_kit/mod.ts";
 import { startUpstashGateway } from "./upstash_gateway.ts";
 
 const redisUrl = Deno.args[0] ?? "redis://127.0.0.1:6379";

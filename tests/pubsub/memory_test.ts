@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { createPubSub } from "../../src/pubsub/mod.ts";
-import { uniqueName } from "../helpers/services.ts";
+import { uniqueName } from "../_kit/mod.ts";
 import { definePubSubContract, nextMessage, take, within } from "./contract.ts";
 
 definePubSubContract(

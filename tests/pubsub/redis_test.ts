@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { createClient } from "redis";
 import { ApiError } from "../../src/errors.ts";
 import { createPubSub, type PubSub, PubSubError } from "../../src/pubsub/mod.ts";
-import { skipNotice, testRedisUrl, uniqueName } from "../helpers/services.ts";
+import { eventually, skipNotice, testRedisUrl, uniqueName } from "../_kit/mod.ts";
 import { definePubSubContract, nextMessage, take, within } from "./contract.ts";
 
 const ignore = !testRedisUrl;
@@ -61,7 +61,9 @@ Deno.test({
       await ps.publish("run:shared", "still here");
       assert.equal(await nextMessage(subs[2]), "still here");
       subs[2].close();
-      await waitFor(async () => await numsub() === 0, "UNSUBSCRIBE after the last subscriber left");
+      await eventually(async () => await numsub() === 0, {
+        what: "UNSUBSCRIBE after the last subscriber left",
+      });
       // And the channel can be subscribed again afterwards.
       const again = await ps.subscribe("run:shared");
       assert.equal(await numsub(), 1);
@@ -110,10 +112,10 @@ Deno.test({
       await server.start();
       const subC = await ps.subscribe("run:l1");
       // The publisher reconnects on a later publish (after its backoff): publish until through.
-      await waitFor(async () => {
+      await eventually(async () => {
         await ps!.publish("run:l1", "after the restart");
         return await nextMessage(subC, 200).catch(() => undefined) === "after the restart";
-      }, "publish after the restart");
+      }, { what: "publish after the restart" });
       subC.close();
     } finally {
       await ps?.close();
@@ -202,7 +204,7 @@ async function startRedisServer(): Promise<RedisServer> {
         stdout: "null",
         stderr: "null",
       }).spawn();
-      await waitFor(async () => {
+      await eventually(async () => {
         try {
           const conn = await Deno.connect({ hostname: "127.0.0.1", port });
           conn.close();
@@ -210,7 +212,7 @@ async function startRedisServer(): Promise<RedisServer> {
         } catch {
           return false;
         }
-      }, `redis-server on port ${port}`);
+      }, { what: `redis-server on port ${port}` });
     },
     async kill() {
       if (!child) return;
@@ -236,12 +238,4 @@ function freePort(): number {
   const port = (listener.addr as Deno.NetAddr).port;
   listener.close();
   return port;
-}
-
-async function waitFor(check: () => Promise<boolean>, what: string, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }

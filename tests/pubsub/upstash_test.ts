@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { Redis } from "@upstash/redis";
 import { ApiError } from "../../src/errors.ts";
 import { createPubSub, type PubSub, PubSubError } from "../../src/pubsub/mod.ts";
-import { skipNotice, testRedisUrl, uniqueName } from "../helpers/services.ts";
+import { eventually, skipNotice, testRedisUrl, uniqueName } from "../_kit/mod.ts";
 import { definePubSubContract, nextMessage, take, within } from "./contract.ts";
 import { startUpstashGateway, type UpstashGateway } from "./upstash_gateway.ts";
 
@@ -89,7 +89,9 @@ Deno.test({
       } finally {
         await subscriber.unsubscribe();
         await ps.close();
-        await waitFor(() => gw.openStreams === 0, "the gateway to see both streams closed");
+        await eventually(() => gw.openStreams === 0, {
+          what: "the gateway to see both streams closed",
+        });
       }
     }),
 });
@@ -229,11 +231,3 @@ Deno.test({
     }
   },
 });
-
-async function waitFor(check: () => boolean, what: string, ms = 5_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
