@@ -171,6 +171,7 @@ export async function startServer(
         tools: measureTools(buildTools(config)),
         mcpTools: () => measuredMcp(mcp!.tools()),
         log,
+        clock: options.clock,
         resolveModel: (model) => resolveModel(config.manifest.agent.model, model, env),
       }),
       tracer,

@@ -3,11 +3,18 @@
  * the run record exists, `execute` runs what was prepared.
  */
 import type { RunRequest } from "../api/schemas.ts";
+import type { NewRun } from "../store/types.ts";
 import type { RunEvent } from "./events.ts";
 import { prepareRun } from "./prepare.ts";
 import { runAgent } from "./run.ts";
 import { loadStart } from "./start.ts";
-import type { EngineDeps, PreparedRun, StartState } from "./types.ts";
+import type { EngineDeps, PreparedRun, RunIds, RunOptions, StartState } from "./types.ts";
+
+/** What the run record's transaction writes besides the run: the session, a fork, the input. */
+export type RunBegin = Pick<
+  NewRun,
+  "create_session" | "expect_clock" | "fork_checkpoint_id" | "messages"
+>;
 
 /** A run ready to execute: the prepared run, its start state and its request. */
 export interface EnginePlan {
@@ -16,47 +23,52 @@ export interface EnginePlan {
   request: RunRequest;
   /** The checkpoint the run continues from; the run record's `parent_checkpoint_id`. */
   parent_checkpoint_id: string | null;
+  /** The rest of the run record's transaction (`Store.createRun`). */
+  begin: RunBegin;
 }
 
 /** The engine bound to its dependencies. */
 export interface BoundEngine {
   /**
    * `prepareRun` then `loadStart`: throws ApiError 422 (model, capabilities, client tools,
-   * resume payload) or 404 (checkpoint) and writes nothing.
+   * resume payload), 404 (checkpoint) or 409 (a used message id) and writes nothing.
    */
-  prepare(
-    tenant: string,
-    sessionId: string,
-    sessionExists: boolean,
-    request: RunRequest,
-  ): Promise<EnginePlan>;
-  /** Runs a plan in a session and run that now exist; the last event is `run_finished`. */
-  execute(
-    plan: EnginePlan,
-    ids: { tenant_id: string; session_id: string; run_id: string },
-    signal: AbortSignal,
-  ): AsyncGenerator<RunEvent>;
+  prepare(ids: RunIds, request: RunRequest): Promise<EnginePlan>;
+  /**
+   * Runs a plan in a session and run that now exist (`createRun` with the plan's `begin`); the
+   * last event is `run_finished`.
+   */
+  execute(plan: EnginePlan, ids: RunIds, signal: AbortSignal, options?: RunOptions): AsyncGenerator<
+    RunEvent
+  >;
 }
 
 /** Binds the engine to its dependencies (one per app). */
 export function createEngine(deps: EngineDeps): BoundEngine {
   return {
-    async prepare(tenant, sessionId, sessionExists, request) {
+    async prepare(ids, request) {
       const prepared = prepareRun(deps, request);
-      const start = await loadStart(deps, prepared, {
-        tenant_id: tenant,
-        session_id: sessionId,
+      const start = await loadStart(deps, prepared, { ...ids, request });
+      return {
+        prepared,
+        start,
         request,
-        session_exists: sessionExists,
-      });
-      return { prepared, start, request, parent_checkpoint_id: start.parent_checkpoint_id };
+        parent_checkpoint_id: start.parent_checkpoint_id,
+        begin: {
+          create_session: !start.session_exists,
+          expect_clock: start.clock,
+          fork_checkpoint_id: start.fork_checkpoint_id,
+          messages: start.input,
+        },
+      };
     },
-    execute(plan, ids, signal) {
+    execute(plan, ids, signal, options) {
       return runAgent(
         deps,
         plan.prepared,
         { ...ids, request: plan.request, start: plan.start },
         signal,
+        options,
       );
     },
   };

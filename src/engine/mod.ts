@@ -3,17 +3,20 @@
  *
  * 1. `prepareRun(deps, request)` — synchronous; 422 for a bad model, capability, client tool or
  *    `resume_payload` shape;
- * 2. `loadStart(deps, prepared, { tenant_id, session_id, request })` — reads the start checkpoint;
- *    404 for an unknown `checkpoint_id`, 422 for a resume that does not fit the pending calls;
- * 3. creates the session (if needed) and the run with `parent_checkpoint_id` from step 2;
- * 4. `runAgent(deps, prepared, { ..., start }, signal)` — yields the run's events, always ending
- *    with `run_finished`.
+ * 2. `loadStart(deps, prepared, { tenant_id, session_id, run_id, request })` — one store read
+ *    (the start checkpoint and the conversation); 404 for an unknown `checkpoint_id`, 409 for a
+ *    used message id, 422 for a resume that does not fit the pending calls;
+ * 3. creates the run with `parent_checkpoint_id` and the plan's `begin` (the session when new, a
+ *    fork's conversation, the input messages) in one transaction;
+ * 4. `runAgent(deps, prepared, { ..., start }, signal, { finish })` — yields the run's events,
+ *    commits every step but the last, hands the last to `finish` (for the outcome's transaction)
+ *    and always ends with `run_finished`.
  *
  * `createEngine(deps)` bundles 1+2 as `prepare` and 4 as `execute` (the run service's `Engine`).
  *
  * See docs/engine.md.
  */
-export { type BoundEngine, createEngine, type EnginePlan } from "./engine.ts";
+export { type BoundEngine, createEngine, type EnginePlan, type RunBegin } from "./engine.ts";
 export { activeCapabilities, prepareRun, serverTools, systemPrompt } from "./prepare.ts";
 export { loadStart, waitingToolCalls } from "./start.ts";
 export { runAgent } from "./run.ts";
@@ -27,8 +30,11 @@ export type {
   PendingToolCall,
   PreparedRun,
   ResumePayload,
+  RunIds,
   RunInput,
+  RunOptions,
   RunResult,
+  StartAnswer,
   StartState,
 } from "./types.ts";
 export { makeEvent } from "./events.ts";

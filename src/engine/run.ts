@@ -1,51 +1,53 @@
 /**
  * The ReAct graph: a model step, then a tool step for the calls it made, until the model answers
  * without calls, a call must wait (interrupt), `max_steps` is reached, the model fails or the run
- * is cancelled. Every step ends with a checkpoint; the last event is always `run_finished`.
+ * is cancelled. Every step ends with a checkpoint written with the step's messages in one
+ * transaction; the last event is always `run_finished`.
  */
 import type { Message, MessageInput, RunError, ToolCall } from "../api/schemas.ts";
+import { systemClock } from "../clock.ts";
 import { ModelError } from "../models/types.ts";
 import type { Logger } from "../log.ts";
+import { newMessages } from "../store/mod.ts";
+import type { StepCommit } from "../store/types.ts";
 import type { Tool, ToolCallContext, ToolOutcome } from "../tools/types.ts";
 import { abortable, abortableIter, RunCancelled, withPushes } from "./async.ts";
-import {
-  assistantMessage,
-  messageText,
-  toolMessage,
-  toolResultValue,
-  unansweredToolCalls,
-} from "./conversation.ts";
+import { assistantMessage, messageText, toolMessage, toolResultValue } from "./conversation.ts";
 import { makeEvent, type RunEvent, type RunEventPayloads } from "./events.ts";
 import { loadStart } from "./start.ts";
 import { applyStateUpdate, type Context } from "./state.ts";
 import type {
   EngineDeps,
   InterruptPayload,
-  PendingAnswer,
   PendingToolCall,
   PreparedRun,
   RunInput,
+  RunOptions,
   RunResult,
+  StartAnswer,
   StartState,
 } from "./types.ts";
 
-/** Runs the agent and yields its events; the last one is always `run_finished`. */
+/**
+ * Runs the agent in a run record that exists (created with the start state's `begin` writes) and
+ * yields its events; the last one is always `run_finished`. Every step but the last commits its
+ * messages and checkpoint in one `Store.commitStep`; the last one goes to `options.finish` when
+ * given (the run service commits it with the outcome), else it is committed here.
+ */
 export async function* runAgent(
   deps: EngineDeps,
   prepared: PreparedRun,
   input: RunInput,
   signal: AbortSignal,
+  options: RunOptions = {},
 ): AsyncGenerator<RunEvent> {
   // Normally loaded by the run service before it creates the run; loading here still throws its
   // 404/422 before the first event.
   const start = input.start ?? await loadStart(deps, prepared, input);
-  yield* new Execution(deps, prepared, input, start, signal).run();
+  yield* new Execution(deps, prepared, input, start, signal, options).run();
 }
 
 type Finish = Pick<RunEventPayloads["run_finished"], "status" | "interrupt_payload" | "result">;
-
-/** A tool call answered at the start of a run, with how it is answered. */
-type StartAnswer = { call: ToolCall; answer: PendingAnswer | { kind: "incomplete" } };
 
 /** The mutable state of one run while it executes. */
 class Execution {
@@ -56,6 +58,10 @@ class Execution {
   private modelSteps = 0;
   /** Messages or context changed since the last checkpoint. */
   private dirty = false;
+  /** Messages of the current step not committed yet. */
+  private unsaved: Message[] = [];
+  /** The last step's writes, committed with the outcome (see `RunOptions.finish`). */
+  private last: StepCommit | null = null;
   /** Events opened and not yet closed, so a failure can close them before `run_finished`. */
   private open: {
     step: { step: number; step_name: "model" | "tools" } | null;
@@ -73,6 +79,7 @@ class Execution {
     private readonly input: RunInput,
     private readonly start: StartState,
     private readonly signal: AbortSignal,
+    private readonly options: RunOptions,
   ) {
     this.parent = start.parent_checkpoint_id;
     this.step = start.step;
@@ -93,36 +100,51 @@ class Execution {
       yield* this.closeOpen();
       finish = await this.salvage(error);
     }
+    const last = this.last;
+    this.last = null;
+    if (this.options.finish) {
+      this.options.finish(last);
+    } else if (last) {
+      try {
+        await this.deps.store.commitStep(last);
+      } catch (error) {
+        this.log.error("could not save the last step of the run", { error: errorDetail(error) });
+        finish = internalFailure();
+      }
+    }
     yield makeEvent("run_finished", { session_id, run_id, ...finish });
   }
 
   /** The graph proper; returns how the run finished normally. */
   private async *graph(): AsyncGenerator<RunEvent, Finish> {
-    const { store } = this.deps;
-    const { tenant_id, session_id, request } = this.input;
+    const { request } = this.input;
 
-    if (this.start.fork) {
-      await store.replaceMessages(tenant_id, session_id, this.start.fork_messages!);
-    }
-    // The conversation is the messages table, not the checkpoint: edits made through the messages
-    // API between runs are what this run sees.
-    this.conversation = await store.allMessages(tenant_id, session_id);
+    // The conversation is the messages table (as read at the start), not the checkpoint: edits
+    // made through the messages API between runs are what this run sees. The input is already
+    // stored with the run record unless calls are answered first.
+    this.conversation = [...this.start.conversation, ...this.start.input];
     this.context = request.context ?? this.start.context;
-    if (request.context) this.dirty = true;
+    if (request.context || this.start.input.length > 0) this.dirty = true;
 
-    const usedInputs = new Set<number>();
-    const answers = this.startAnswers(usedInputs);
-    if (answers.length > 0) yield* this.answerStep(answers);
-
-    const rest = request.messages.filter((_, i) => !usedInputs.has(i));
-    if (rest.length > 0) await this.persist(rest);
+    const answers = this.start.answers;
+    if (answers.length > 0) {
+      yield* this.answerStep(answers);
+      const used = new Set(
+        answers.flatMap(({ answer }) => answer.kind === "input_message" ? [answer.index] : []),
+      );
+      const rest = request.messages.filter((_, i) => !used.has(i));
+      if (rest.length > 0) {
+        this.persist(rest);
+        await this.commit(null);
+      }
+    }
     yield makeEvent("messages_snapshot", { messages: [...this.conversation] });
     if (this.context !== null) yield makeEvent("state_snapshot", { context: this.context });
 
     while (true) {
       if (this.signal.aborted) throw new RunCancelled();
       if (this.modelSteps >= this.prepared.max_steps) {
-        if (this.dirty) await this.checkpoint([]);
+        if (this.dirty) await this.checkpoint([], true);
         const payload: InterruptPayload = {
           reason: "max_steps",
           max_steps: this.prepared.max_steps,
@@ -142,20 +164,6 @@ class Execution {
     }
   }
 
-  /**
-   * The tool calls of the conversation that need an answer before the model runs again, in
-   * conversation order: the start checkpoint's pending calls with their answers, and calls left
-   * unfinished by a run that was cancelled or lost (closed as incomplete).
-   */
-  private startAnswers(usedInputs: Set<number>): StartAnswer[] {
-    const pending = new Map(this.start.pending.map((p) => [p.call.tool_call_id, p.answer]));
-    return unansweredToolCalls(this.conversation).map((call) => {
-      const answer = pending.get(call.id) ?? { kind: "incomplete" as const };
-      if (answer.kind === "input_message") usedInputs.add(answer.index);
-      return { call, answer };
-    });
-  }
-
   /** A tools step that answers the calls a previous run left open. */
   private async *answerStep(answers: StartAnswer[]): AsyncGenerator<RunEvent> {
     yield* this.beginStep("tools");
@@ -167,7 +175,7 @@ class Execution {
           break;
         case "input_message": {
           const message = this.input.request.messages[answer.index];
-          const [saved] = await this.persist([message]);
+          const [saved] = this.persist([message]);
           yield this.resultEvent(saved, partValue(saved), false);
           break;
         }
@@ -196,7 +204,7 @@ class Execution {
           break;
       }
     }
-    await this.checkpoint([]);
+    await this.checkpoint([], false);
     yield* this.endStep();
   }
 
@@ -276,8 +284,9 @@ class Execution {
 
     const text = this.partial.text;
     this.partial = null;
-    if (text || calls.length > 0) await this.persist([assistantMessage(message_id, text, calls)]);
-    await this.checkpoint([]);
+    if (text || calls.length > 0) this.persist([assistantMessage(message_id, text, calls)]);
+    // A step without calls is the run's last.
+    await this.checkpoint([], calls.length === 0);
     yield* this.endStep();
     return { text, calls };
   }
@@ -300,7 +309,8 @@ class Execution {
         yield* this.writeResult(call.id, `the tool '${call.name}' is not available`, true);
       }
     }
-    await this.checkpoint(pending);
+    // A step that leaves calls pending is the run's last.
+    await this.checkpoint(pending, pending.length > 0);
     yield* this.endStep();
     return pending;
   }
@@ -346,7 +356,7 @@ class Execution {
     wrap = true,
   ): AsyncGenerator<RunEvent> {
     const value = wrap ? toolResultValue(result, isError) : result;
-    const [saved] = await this.persist([toolMessage(toolCallId, value)]);
+    const [saved] = this.persist([toolMessage(toolCallId, value)]);
     yield this.resultEvent(saved, value, isError);
   }
 
@@ -378,20 +388,22 @@ class Execution {
       runError = { code: "internal_error", message: "the run failed with an internal error" };
     }
 
-    // An internal error may be the store itself; only model failures and cancellations persist.
+    // An internal error may be the store itself; only model failures and cancellations end with
+    // a checkpoint. Messages the failed step completed are kept either way.
     if (cancelled || error instanceof ModelError) {
       try {
         const partial = this.partial;
         this.partial = null;
-        if (partial?.text) {
-          await this.persist([assistantMessage(partial.message_id, partial.text, [])]);
-        }
-        if (this.dirty) await this.checkpoint([]);
+        if (partial?.text) this.persist([assistantMessage(partial.message_id, partial.text, [])]);
+        if (this.dirty) await this.checkpoint([], true);
       } catch (persistError) {
         this.log.error("could not save the state of a failed run", {
           error: errorDetail(persistError),
         });
       }
+    } else if (this.unsaved.length > 0) {
+      this.last = { ...this.ids(), messages: this.unsaved, checkpoint: null };
+      this.unsaved = [];
     }
     return {
       status: cancelled ? "cancelled" : "failed",
@@ -428,31 +440,55 @@ class Execution {
     if (open) yield makeEvent("step_finished", open);
   }
 
-  /** Appends messages to the session (tagged with this run) and to the in-memory conversation. */
-  private async persist(messages: MessageInput[]): Promise<Message[]> {
+  private ids(): Pick<StepCommit, "tenant_id" | "session_id" | "run_id"> {
     const { tenant_id, session_id, run_id } = this.input;
-    const saved = await this.deps.store.appendMessages(tenant_id, session_id, messages, run_id);
+    return { tenant_id, session_id, run_id };
+  }
+
+  /**
+   * Adds messages (tagged with this run) to the in-memory conversation; they are written with the
+   * step's checkpoint, or by `commit`.
+   */
+  private persist(inputs: MessageInput[]): Message[] {
+    const now = (this.deps.clock ?? systemClock).now();
+    const saved = newMessages(this.input.session_id, inputs, this.input.run_id, now);
     this.conversation.push(...saved);
+    this.unsaved.push(...saved);
     this.dirty = true;
     return saved;
   }
 
-  /** Writes a checkpoint chained to the previous one and makes it the run's latest. */
-  private async checkpoint(pending: PendingToolCall[]): Promise<void> {
-    const { tenant_id, session_id, run_id } = this.input;
-    const cp = await this.deps.store.addCheckpoint(tenant_id, {
-      session_id,
-      run_id,
+  /**
+   * Ends a step: its messages and a checkpoint chained to the previous one, which becomes the
+   * run's latest. The run's `last` step is kept for the outcome's transaction (see `run`).
+   */
+  private async checkpoint(pending: PendingToolCall[], last: boolean): Promise<void> {
+    const checkpoint_id = crypto.randomUUID();
+    await this.commit({
+      checkpoint_id,
       parent_id: this.parent,
       state: {
-        messages: [...this.conversation],
         context: this.context,
         pending_tool_calls: pending.map((p) => ({ ...p })),
         step: this.step,
       },
-    });
-    this.parent = cp.checkpoint_id;
+    }, last);
+    this.parent = checkpoint_id;
     this.dirty = false;
+  }
+
+  /** Writes the unsaved messages and `checkpoint` in one transaction (or keeps them as `last`). */
+  private async commit(checkpoint: StepCommit["checkpoint"], last = false): Promise<void> {
+    // A step after the one kept as last (there is none today) must not overtake it.
+    if (this.last) {
+      const earlier = this.last;
+      this.last = null;
+      await this.deps.store.commitStep(earlier);
+    }
+    const step: StepCommit = { ...this.ids(), messages: this.unsaved, checkpoint };
+    this.unsaved = [];
+    if (last) this.last = step;
+    else await this.deps.store.commitStep(step);
   }
 }
 
@@ -485,6 +521,16 @@ function partValue(message: Message): unknown {
 /** An error for a log line: its stack when it has one (the logger scrubs secrets from it). */
 function errorDetail(error: unknown): string {
   return error instanceof Error ? error.stack ?? String(error) : String(error);
+}
+
+/** How a run ends whose last writes failed (the store, most likely). */
+function internalFailure(): Finish & { error: RunError } {
+  return {
+    status: "failed",
+    interrupt_payload: null,
+    result: null,
+    error: { code: "internal_error", message: "the run failed with an internal error" },
+  };
 }
 
 function errorText(error: unknown): string {

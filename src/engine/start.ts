@@ -1,10 +1,12 @@
 /**
- * The state a run starts from: the fork checkpoint or the session's latest one, and the answers to
- * the tool calls that checkpoint left pending. Loaded before the run record exists, so an unknown
- * checkpoint (404) or an incomplete resume (422) never creates a run.
+ * The state a run starts from: the fork checkpoint or the session's latest one, the conversation,
+ * and the answers to the tool calls that checkpoint left pending. Loaded before the run record
+ * exists, so an unknown checkpoint (404) or an incomplete resume (422) never creates a run.
  */
 import type { Message, MessageInput } from "../api/schemas.ts";
+import { systemClock } from "../clock.ts";
 import { errors, type FieldError } from "../errors.ts";
+import { newMessages } from "../store/mod.ts";
 import { unansweredToolCalls } from "./conversation.ts";
 import type {
   EngineDeps,
@@ -12,61 +14,67 @@ import type {
   PendingToolCall,
   PreparedRun,
   ResumePayload,
+  RunIds,
+  StartAnswer,
   StartState,
 } from "./types.ts";
 
 /**
- * Loads and validates the start state of a run. Throws `errors.checkpointNotFound` (404) for an
- * unknown `checkpoint_id`, `errors.messageExists` (409) for an input `message_id` the session
- * already has, and an `ApiError` 422 on `resume_payload` (`nothing_to_resume`,
+ * Loads and validates the start state of a run with one store read (`readStart`: one checkpoint
+ * and one conversation, however long the session). Throws `errors.checkpointNotFound` (404) for
+ * an unknown `checkpoint_id`, `errors.messageExists` (409) for an input `message_id` the
+ * conversation already has, and an `ApiError` 422 on `resume_payload` (`nothing_to_resume`,
  * `missing_tool_result`, `unknown_tool_call`, `duplicate_answer`). Reads only; writes nothing.
  */
 export async function loadStart(
   deps: EngineDeps,
   prepared: PreparedRun,
-  input: {
-    tenant_id: string;
-    session_id: string;
-    request: { checkpoint_id?: string | null; messages: MessageInput[] };
-    /** False when the session does not exist yet (it has no checkpoint then); default true. */
-    session_exists?: boolean;
-  },
+  input: RunIds & { request: { checkpoint_id?: string | null; messages: MessageInput[] } },
 ): Promise<StartState> {
-  const { store } = deps;
-  const { tenant_id, session_id, request } = input;
-  const fork = !!request.checkpoint_id;
-  const checkpoint = input.session_exists === false
-    ? null
-    : fork
-    ? await store.getCheckpoint(tenant_id, session_id, request.checkpoint_id!)
-    : await store.latestCheckpoint(tenant_id, session_id);
-  if (fork && !checkpoint) throw errors.checkpointNotFound(request.checkpoint_id!);
-  if (input.session_exists !== false) {
-    // A reused message id would only fail inside the run; say so before the run exists.
-    for (const m of request.messages) {
-      if (m.message_id && await store.getMessage(tenant_id, session_id, m.message_id)) {
-        throw errors.messageExists(m.message_id);
-      }
-    }
+  const { tenant_id, session_id, run_id, request } = input;
+  const forkId = request.checkpoint_id || null;
+  const read = await deps.store.readStart(tenant_id, session_id, forkId);
+  const checkpoint = read.checkpoint;
+  if (forkId && !checkpoint) throw errors.checkpointNotFound(forkId);
+  const conversation = read.messages;
+  // A reused message id would only fail inside the run; say so before the run exists.
+  const taken = new Set(conversation.map((m) => m.message_id));
+  for (const m of request.messages) {
+    if (m.message_id && taken.has(m.message_id)) throw errors.messageExists(m.message_id);
   }
 
-  let pending: PendingToolCall[] = [];
-  const stored = checkpoint?.state.pending_tool_calls ?? [];
-  if (stored.length > 0) {
-    const messages: Message[] = fork
-      ? checkpoint!.state.messages
-      : await store.allMessages(tenant_id, session_id);
-    pending = waitingToolCalls(stored, messages);
-  }
+  const pending = waitingToolCalls(checkpoint?.state.pending_tool_calls ?? [], conversation);
+  const answered = answerPending(pending, prepared.resume, request.messages);
+  const answers = startAnswers(conversation, answered);
+  const now = (deps.clock ?? systemClock).now();
 
   return {
     parent_checkpoint_id: checkpoint?.checkpoint_id ?? null,
-    fork,
-    fork_messages: fork ? checkpoint!.state.messages : null,
+    fork_checkpoint_id: forkId,
+    session_exists: read.clock !== null,
+    clock: read.clock ?? 0,
+    conversation,
     context: checkpoint?.state.context ?? null,
     step: checkpoint?.state.step ?? 0,
-    pending: answerPending(pending, prepared.resume, request.messages),
+    answers,
+    input: answers.length === 0 ? newMessages(session_id, request.messages, run_id, now) : [],
   };
+}
+
+/**
+ * The tool calls of the conversation that need an answer before the model runs again, in
+ * conversation order: pending calls with their answers, and calls left unfinished by a run that
+ * was cancelled or lost (closed as incomplete).
+ */
+function startAnswers(
+  conversation: Message[],
+  answered: { call: PendingToolCall; answer: PendingAnswer }[],
+): StartAnswer[] {
+  const byId = new Map(answered.map((p) => [p.call.tool_call_id, p.answer]));
+  return unansweredToolCalls(conversation).map((call) => ({
+    call,
+    answer: byId.get(call.id) ?? { kind: "incomplete" as const },
+  }));
 }
 
 /**

@@ -4,10 +4,11 @@
  */
 import type { Logger } from "../log.ts";
 import { z } from "zod";
-import type { Message, ModelConfig, RunRequest, ToolDefinition } from "../api/schemas.ts";
+import type { Message, ModelConfig, RunRequest, ToolCall, ToolDefinition } from "../api/schemas.ts";
+import type { Clock } from "../clock.ts";
 import type { Config } from "../config/schema.ts";
 import type { ModelClient, ModelTool, ResolvedModel } from "../models/types.ts";
-import type { Store } from "../store/types.ts";
+import type { StepCommit, Store } from "../store/types.ts";
 import type { Tool } from "../tools/types.ts";
 
 /** Everything the engine needs from the outside; built once per app from its config. */
@@ -23,6 +24,8 @@ export interface EngineDeps {
   resolveModel: (m: ModelConfig | null | undefined) => ResolvedModel;
   /** Where the engine reports what it cannot tell the client (internal errors, broken tools). */
   log: Logger;
+  /** The time stamped on the messages the engine writes (the store's clock; real time by default). */
+  clock?: Clock;
 }
 
 /** Why a pending tool call waits: a client must run it, or a human must approve it. */
@@ -97,28 +100,63 @@ export type PendingAnswer =
   /** The run does not resume: the call is closed with an error result. */
   | { kind: "unanswered" };
 
+/** A tool call answered at the start of a run, with how it is answered. */
+export interface StartAnswer {
+  call: ToolCall;
+  /** `incomplete`: a run that made the call ended before it (cancelled or lost). */
+  answer: PendingAnswer | { kind: "incomplete" };
+}
+
 /** The state a run starts from, loaded (and validated) before the run record exists. */
 export interface StartState {
   /** The checkpoint the run continues from (the new run's `parent_checkpoint_id`). */
   parent_checkpoint_id: string | null;
-  /** True when the run forks from an explicit `checkpoint_id`. */
-  fork: boolean;
-  /** The fork's conversation (the checkpoint's messages); null when not forking. */
-  fork_messages: Message[] | null;
+  /** The checkpoint the run forks from (`checkpoint_id`); null when it continues the session. */
+  fork_checkpoint_id: string | null;
+  /** False when the session does not exist yet (the run record creates it). */
+  session_exists: boolean;
+  /** The session's conversation clock the state was read at (0 for a new session). */
+  clock: number;
+  /** The conversation the run starts from, before its input (the fork's when forking). */
+  conversation: Message[];
   /** Context of the start checkpoint (before `request.context` replaces it). */
   context: Record<string, unknown> | null;
   /** Step counter of the start checkpoint; the run's steps continue from it. */
   step: number;
-  /** Calls still pending at the start, in order, with how each is answered. */
-  pending: { call: PendingToolCall; answer: PendingAnswer }[];
+  /**
+   * The tool calls of the conversation to answer before the model runs, in conversation order:
+   * the start checkpoint's pending calls with their answers, and calls left unfinished by a run
+   * that was cancelled or lost.
+   */
+  answers: StartAnswer[];
+  /**
+   * The run's input messages as records, stored with the run record, when no call is answered
+   * first; empty otherwise (they then follow the answers, inside the run).
+   */
+  input: Message[];
 }
 
-/** Identity and request of one run, as `runAgent` takes them. */
-export interface RunInput {
+/** The ids of one run. */
+export interface RunIds {
   tenant_id: string;
   session_id: string;
   run_id: string;
+}
+
+/** Identity and request of one run, as `runAgent` takes them. */
+export interface RunInput extends RunIds {
   request: RunRequest;
   /** The result of `loadStart`; loaded (before the first event) when absent. */
   start?: StartState;
+}
+
+/** How a caller of `runAgent` takes part in its persistence. */
+export interface RunOptions {
+  /**
+   * Takes over the run's last step boundary: the engine hands its writes (null when it has none)
+   * to this function, just before `run_finished`, instead of committing them, so the caller can
+   * commit them with the run's outcome in one transaction (`Store.finishRun`). Without it the
+   * engine commits the last step itself.
+   */
+  finish?: (last: StepCommit | null) => void;
 }

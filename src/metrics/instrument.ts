@@ -189,9 +189,8 @@ function isOutput(event: ModelEvent): boolean {
  */
 export function traceEngine(engine: BoundEngine, tracer: Tracer): BoundEngine {
   return {
-    prepare: (tenant, sessionId, exists, request) =>
-      engine.prepare(tenant, sessionId, exists, request),
-    execute(plan, ids, signal) {
+    prepare: (ids, request) => engine.prepare(ids, request),
+    execute(plan, ids, signal, options) {
       return tracer.traceGenerator(
         "agentd.run",
         {
@@ -199,7 +198,7 @@ export function traceEngine(engine: BoundEngine, tracer: Tracer): BoundEngine {
           "agentd.session_id": ids.session_id,
           "agentd.tenant": ids.tenant_id,
         },
-        engine.execute(plan, ids, signal),
+        engine.execute(plan, ids, signal, options),
         (span, event) => {
           if (event.kind !== "run_finished") return;
           span.setAttribute("agentd.run.status", event.status);

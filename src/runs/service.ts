@@ -10,31 +10,48 @@ import { errors } from "../errors.ts";
 import { type EndNotice, makeEvent, type RunEvent, type RunEventOf } from "../engine/events.ts";
 import type { Logger } from "../log.ts";
 import type { PubSub } from "../pubsub/types.ts";
-import type { RunOutcome, Store } from "../store/types.ts";
+import {
+  ConversationChanged,
+  type NewRun,
+  type RunOutcome,
+  type StepCommit,
+  type Store,
+} from "../store/types.ts";
 import { AsyncQueue } from "./queue.ts";
 import { type RunState, runState, type SessionState, sessionState } from "./reads.ts";
+
+/** The ids of one run. */
+type RunIds = { tenant_id: string; session_id: string; run_id: string };
 
 /** What the engine must offer the run service. */
 export interface Engine {
   /**
    * Validates a run request against the manifest and the session's state before anything is
-   * written: throws ApiError 422 (model, capabilities, tools, resume payload) or 404 (checkpoint).
+   * written: throws ApiError 422 (model, capabilities, tools, resume payload), 404 (checkpoint)
+   * or 409 (a used message id).
    */
-  prepare(tenant: string, sessionId: string, sessionExists: boolean, request: RunRequest): Promise<
-    PreparedRun
-  >;
-  /** Executes a prepared run; the last event is always `run_finished`. */
+  prepare(ids: RunIds, request: RunRequest): Promise<PreparedRun>;
+  /**
+   * Executes a prepared run; the last event is always `run_finished`. Just before it, the engine
+   * hands its last step's writes to `options.finish`, for the outcome's transaction.
+   */
   execute(
     prepared: PreparedRun,
-    ids: { tenant_id: string; session_id: string; run_id: string },
+    ids: RunIds,
     signal: AbortSignal,
+    options: { finish: (last: StepCommit | null) => void },
   ): AsyncGenerator<RunEvent>;
 }
 
-/** The engine's prepared run; the service reads only the parent checkpoint. */
+/** The engine's prepared run: what the run record's transaction writes. */
 export interface PreparedRun {
   parent_checkpoint_id: string | null;
+  /** Written with the run record: the session, a fork's conversation, the input messages. */
+  begin: Pick<NewRun, "create_session" | "expect_clock" | "fork_checkpoint_id" | "messages">;
 }
+
+/** How often a start is planned again when the conversation moved under it. */
+const START_ATTEMPTS = 3;
 
 /** Why the service aborted a run it executes. */
 type AbortReason = "cancelled" | "shutdown";
@@ -47,6 +64,8 @@ interface ActiveRun {
   reason?: AbortReason;
   attached?: AsyncQueue<RunEvent>;
   done: Promise<void>;
+  /** The engine's last step, committed with the outcome. */
+  last: StepCommit | null;
   /** `performance.now()` at start, for the duration in the "run finished" log line. */
   started: number;
 }
@@ -126,18 +145,10 @@ export class RunService {
    */
   async start(tenant: string, request: RunRequest, attached: boolean): Promise<StartedRun> {
     if (!this.#accepting) throw errors.shuttingDown();
-    const store = this.#store;
     const sessionId = request.session_id ?? crypto.randomUUID();
     const runId = request.run_id ?? crypto.randomUUID();
-    const existed = (await store.getSession(tenant, sessionId)) !== null;
-    const prepared = await this.#engine.prepare(tenant, sessionId, existed, request);
-    await store.createRun(tenant, {
-      run_id: runId,
-      session_id: sessionId,
-      parent_checkpoint_id: prepared.parent_checkpoint_id,
-      owner: this.replicaId,
-      create_session: !existed,
-    });
+    const ids = { tenant_id: tenant, session_id: sessionId, run_id: runId };
+    const prepared = await this.#begin(ids, request);
     const active: ActiveRun = {
       tenant,
       run_id: runId,
@@ -145,17 +156,42 @@ export class RunService {
       controller: new AbortController(),
       attached: attached ? new AsyncQueue<RunEvent>() : undefined,
       done: Promise.resolve(),
+      last: null,
       started: performance.now(),
     };
     this.#active.set(runId, active);
     this.#log.info("run started", { tenant, run_id: runId, session_id: sessionId, attached });
-    const events = this.#engine.execute(prepared, {
-      tenant_id: tenant,
-      session_id: sessionId,
-      run_id: runId,
-    }, active.controller.signal);
+    const events = this.#engine.execute(prepared, ids, active.controller.signal, {
+      finish: (last) => {
+        active.last = last;
+      },
+    });
     active.done = this.#drive(active, events);
     return { run_id: runId, session_id: sessionId, events: active.attached };
+  }
+
+  /**
+   * Plans the run and writes its start boundary (session, run, input messages) in one
+   * transaction. A conversation that changed between the plan and the write (a message added or
+   * deleted meanwhile) is planned again; after `START_ATTEMPTS` it is 409003.
+   */
+  async #begin(ids: RunIds, request: RunRequest): Promise<PreparedRun> {
+    for (let attempt = 1;; attempt++) {
+      const prepared = await this.#engine.prepare(ids, request);
+      try {
+        await this.#store.createRun(ids.tenant_id, {
+          run_id: ids.run_id,
+          session_id: ids.session_id,
+          parent_checkpoint_id: prepared.parent_checkpoint_id,
+          owner: this.replicaId,
+          ...prepared.begin,
+        });
+        return prepared;
+      } catch (error) {
+        if (!(error instanceof ConversationChanged)) throw error;
+        if (attempt >= START_ATTEMPTS) throw errors.sessionBusy(ids.session_id);
+      }
+    }
   }
 
   /** Cancels a run of the tenant (204 semantics: no change when terminal); 404 when absent. */
@@ -260,7 +296,7 @@ export class RunService {
     const outcome = this.#outcome(active, final);
     let finished: RunEventOf<"run_finished">;
     try {
-      const run = await this.#store.finishRun(active.run_id, outcome);
+      const run = await this.#finish(active, outcome);
       finished = makeEvent("run_finished", {
         session_id: active.session_id,
         run_id: active.run_id,
@@ -297,6 +333,30 @@ export class RunService {
       error_code: finished.error?.code,
       ms: Math.round(performance.now() - active.started),
     });
+  }
+
+  /**
+   * Commits the last step with the outcome. When the last step cannot be written (the session's
+   * conversation belongs to another run by now, or a constraint refuses it), the run still ends:
+   * `failed`, without that step.
+   */
+  async #finish(active: ActiveRun, outcome: RunOutcome) {
+    const last = active.last;
+    active.last = null;
+    if (!last) return await this.#store.finishRun(active.run_id, outcome);
+    try {
+      return await this.#store.finishRun(active.run_id, outcome, last);
+    } catch (err) {
+      this.#log.error("could not save the last step of the run", {
+        tenant: active.tenant,
+        run_id: active.run_id,
+        error: String(err),
+      });
+      return await this.#store.finishRun(active.run_id, {
+        status: "failed",
+        error: { code: "internal_error", message: "the run's last step could not be saved" },
+      });
+    }
   }
 
   #outcome(active: ActiveRun, final: RunEventOf<"run_finished"> | undefined): RunOutcome {

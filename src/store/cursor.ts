@@ -1,8 +1,8 @@
 /**
- * Keyset pagination shared by both stores. A cursor names the `seq` of the last row a page
- * returned; the next page asks for rows with a greater `seq`. Because `seq` only grows, rows
- * inserted while a client pages land after the cursor and never shift or repeat earlier rows
- * (an offset would).
+ * Keyset pagination shared by both stores. A cursor names the key (`seq`; a message's `pos`) of
+ * the last row a page returned; the next page asks for rows with a greater key. Because keys only
+ * grow, rows inserted while a client pages land after the cursor and never shift or repeat earlier
+ * rows (an offset would).
  */
 import type { Page } from "../api/schemas.ts";
 import { errors } from "./errors.ts";
@@ -50,20 +50,21 @@ export function pageWindow(page: PageQuery): { after: number; limit: number } {
 }
 
 /**
- * Builds the list envelope from up to `per_page + 1` rows ordered by `seq`: the extra row only
- * says that a next page exists.
+ * Builds the list envelope from up to `per_page + 1` rows ordered by their key (`seq` unless
+ * `key` says otherwise): the extra row only says that a next page exists.
  */
-export function toPage<R extends { seq: number }, T>(
+export function toPage<R, T>(
   rows: R[],
   perPage: number,
   count: number,
   toRecord: (row: R) => T,
+  key: (row: R) => number = (row) => (row as { seq: number }).seq,
 ): Page<T> {
   const more = rows.length > perPage;
   const shown = more ? rows.slice(0, perPage) : rows;
   return {
     items: shown.map(toRecord),
     count,
-    next_page: more ? encodeCursor(shown[shown.length - 1].seq) : null,
+    next_page: more ? encodeCursor(key(shown[shown.length - 1])) : null,
   };
 }

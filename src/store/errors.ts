@@ -8,6 +8,7 @@
 export type StoreErrorKind =
   | "session_not_found"
   | "run_not_found"
+  | "checkpoint_not_found"
   | "session_exists"
   | "run_exists"
   | "message_exists"
@@ -34,6 +35,8 @@ export const errors = {
   sessionNotFound: (id: string) =>
     new StoreError("session_not_found", id, `session '${id}' not found`),
   runNotFound: (id: string) => new StoreError("run_not_found", id, `run '${id}' not found`),
+  checkpointNotFound: (id: string) =>
+    new StoreError("checkpoint_not_found", id, `checkpoint '${id}' not found`),
   sessionExists: (id: string) =>
     new StoreError("session_exists", id, `session '${id}' already exists`),
   runExists: (id: string) => new StoreError("run_exists", id, `run '${id}' already exists`),

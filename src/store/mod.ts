@@ -8,14 +8,19 @@ import type { Store } from "./types.ts";
 import type { Clock } from "../clock.ts";
 
 export type {
+  CheckpointData,
+  CheckpointHead,
   LostRun,
-  NewCheckpoint,
   NewRun,
   PageQuery,
   RunFilter,
   RunOutcome,
+  RunStart,
+  StepCommit,
   Store,
 } from "./types.ts";
+export { ConversationChanged } from "./types.ts";
+export { newMessages } from "./records.ts";
 export { decodeCursor, encodeCursor } from "./cursor.ts";
 export { StoreError, type StoreErrorKind } from "./errors.ts";
 

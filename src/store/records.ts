@@ -4,7 +4,6 @@
  */
 import type {
   Checkpoint,
-  CheckpointState,
   Message,
   MessageInput,
   Run,
@@ -13,6 +12,7 @@ import type {
   Session,
 } from "../api/schemas.ts";
 import { errors } from "./errors.ts";
+import type { CheckpointData, CheckpointHead } from "./types.ts";
 
 /** A session row. */
 export interface SessionRow {
@@ -23,9 +23,10 @@ export interface SessionRow {
   updated_at: number;
 }
 
-/** A message row. */
+/** A message row (of the current conversation or of an earlier one). */
 export interface MessageRow {
-  seq: number;
+  /** Its place in the conversation (the list cursor). */
+  pos: number;
   message_id: string;
   session_id: string;
   run_id: string | null;
@@ -60,7 +61,10 @@ export interface CheckpointRow {
   run_id: string | null;
   parent_id: string | null;
   step: number;
+  /** Context, pending tool calls and step (the conversation is referenced, not copied). */
   state: unknown;
+  /** The session's message clock at the checkpoint: its conversation is what was visible then. */
+  message_clock: number;
   created_at: number;
 }
 
@@ -115,8 +119,13 @@ export function toRun(row: RunRow): Run {
   };
 }
 
-/** A checkpoint record from its row. */
-export function toCheckpoint(row: CheckpointRow): Checkpoint {
+/** The state of a checkpoint row without its conversation. */
+export function checkpointData(row: CheckpointRow): CheckpointData {
+  return row.state as CheckpointData;
+}
+
+/** A checkpoint record from its row and the conversation visible at its clock. */
+export function toCheckpoint(row: CheckpointRow, messages: Message[]): Checkpoint {
   return {
     checkpoint_id: row.checkpoint_id,
     session_id: row.session_id,
@@ -124,63 +133,88 @@ export function toCheckpoint(row: CheckpointRow): Checkpoint {
     parent_id: row.parent_id,
     step: row.step,
     created_at: iso(row.created_at),
-    state: row.state as CheckpointState,
+    state: { messages, ...checkpointData(row) },
+  };
+}
+
+/** The head of a checkpoint row (what a run starts from). */
+export function toCheckpointHead(row: CheckpointRow): CheckpointHead {
+  return {
+    checkpoint_id: row.checkpoint_id,
+    run_id: row.run_id,
+    parent_id: row.parent_id,
+    state: checkpointData(row),
   };
 }
 
 /**
- * Turns appended inputs into message rows: generates missing ids and rejects an id given twice
- * in the batch (409005) before the database would.
+ * Whether a message row is part of the conversation at clock `mark`: added by then and not yet
+ * removed. Both stores select with the same condition in SQL; this one serves list pages, which
+ * read the rows of several checkpoints at once.
  */
-export function newMessageRows(
+export function visibleAt(
+  row: { added_clock: number; removed_clock: number | null },
+  mark: number,
+): boolean {
+  return row.added_clock <= mark && (row.removed_clock === null || row.removed_clock > mark);
+}
+
+/**
+ * Message records for new inputs: generates missing ids, stamps the session, run and time, and
+ * rejects an id given twice in the batch (409005) before the database would.
+ */
+export function newMessages(
   sessionId: string,
   inputs: MessageInput[],
   runId: string | null,
   now: number,
-): Omit<MessageRow, "seq">[] {
+): Message[] {
   const seen = new Set<string>();
+  const at = iso(now);
   return inputs.map((input) => {
     const id = input.message_id ?? crypto.randomUUID();
     if (seen.has(id)) throw errors.messageExists(id);
     seen.add(id);
-    return {
+    const message: Message = {
       message_id: id,
       session_id: sessionId,
       run_id: runId,
       role: input.role,
       content: input.content,
-      tool_calls: input.tool_calls ?? null,
-      tool_call_id: input.tool_call_id ?? null,
-      created_at: now,
+      created_at: at,
     };
+    if (input.tool_calls !== undefined && input.tool_calls !== null) {
+      message.tool_calls = input.tool_calls;
+    }
+    if (input.tool_call_id !== undefined && input.tool_call_id !== null) {
+      message.tool_call_id = input.tool_call_id;
+    }
+    return message;
   });
 }
 
-/**
- * Turns the messages given to `replaceMessages` back into rows, keeping their ids, run ids and
- * timestamps; a message id listed twice is 409005.
- */
-export function restoredMessageRows(
-  sessionId: string,
-  messages: Message[],
-  now: number,
-): Omit<MessageRow, "seq">[] {
-  const seen = new Set<string>();
-  return messages.map((m) => {
-    if (seen.has(m.message_id)) throw errors.messageExists(m.message_id);
-    seen.add(m.message_id);
-    const created = Date.parse(m.created_at);
-    return {
-      message_id: m.message_id,
-      session_id: sessionId,
-      run_id: m.run_id ?? null,
-      role: m.role,
-      content: m.content,
-      tool_calls: m.tool_calls ?? null,
-      tool_call_id: m.tool_call_id ?? null,
-      created_at: Number.isNaN(created) ? now : created,
-    };
-  });
+/** The columns of a message record as both stores write them (times as epoch milliseconds). */
+export interface MessageValues {
+  message_id: string;
+  run_id: string | null;
+  role: string;
+  content: unknown;
+  tool_calls: unknown;
+  tool_call_id: string | null;
+  created_at: number;
+}
+
+/** A message record as column values. */
+export function messageValues(m: Message): MessageValues {
+  return {
+    message_id: m.message_id,
+    run_id: m.run_id ?? null,
+    role: m.role,
+    content: m.content,
+    tool_calls: m.tool_calls ?? null,
+    tool_call_id: m.tool_call_id ?? null,
+    created_at: Date.parse(m.created_at),
+  };
 }
 
 /** The error a swept run carries: its replica stopped heartbeating. */

@@ -34,7 +34,7 @@ export interface RunFilter {
   updated_after?: number;
 }
 
-/** What a new run row holds. */
+/** What a new run row holds, and what the run starts with (one transaction). */
 export interface NewRun {
   run_id: string;
   session_id: string;
@@ -46,6 +46,20 @@ export interface NewRun {
    * leaves no session behind.
    */
   create_session?: boolean;
+  /**
+   * The session's conversation clock the run was planned against (`RunStart.clock`; 0 for a new
+   * session). When the conversation changed since, the call rejects with `ConversationChanged`
+   * and writes nothing.
+   */
+  expect_clock?: number;
+  /**
+   * Restores the conversation to this checkpoint's before the messages are appended (a fork):
+   * messages added since leave the conversation, messages removed since come back in place.
+   * `checkpoint_not_found` when the session has no such checkpoint.
+   */
+  fork_checkpoint_id?: string | null;
+  /** Messages the run starts with, appended to the conversation as they are. */
+  messages?: Message[];
 }
 
 /** The terminal outcome of a run. */
@@ -56,12 +70,56 @@ export interface RunOutcome {
   error?: RunError | null;
 }
 
-/** What a new checkpoint row holds. */
-export interface NewCheckpoint {
+/** The state a checkpoint holds besides its conversation. */
+export type CheckpointData = Omit<CheckpointState, "messages">;
+
+/**
+ * One step boundary of a run: the messages the step added (records made by the engine, stored as
+ * they are) and the checkpoint after them. The checkpoint references the conversation at its
+ * moment; it never copies it.
+ */
+export interface StepCommit {
+  tenant_id: string;
   session_id: string;
+  run_id: string;
+  messages: Message[];
+  /** The checkpoint that ends the step; null when the step only adds messages. */
+  checkpoint: {
+    /** A new id (UUID) for the checkpoint. */
+    checkpoint_id: string;
+    parent_id: string | null;
+    state: CheckpointData;
+  } | null;
+}
+
+/** A checkpoint without its conversation. */
+export interface CheckpointHead {
+  checkpoint_id: string;
   run_id: string | null;
   parent_id: string | null;
-  state: CheckpointState;
+  state: CheckpointData;
+}
+
+/** What a run starts from, read in one consistent snapshot. */
+export interface RunStart {
+  /** The session's conversation clock (for `NewRun.expect_clock`); null when there is no session. */
+  clock: number | null;
+  /** The checkpoint the run continues from: the named one, else the latest; null when none. */
+  checkpoint: CheckpointHead | null;
+  /** The conversation: the named checkpoint's, else the session's current one, oldest first. */
+  messages: Message[];
+}
+
+/**
+ * The session's conversation changed between `readStart` and `createRun` (a message was added or
+ * deleted meanwhile): nothing was written; read again and retry.
+ */
+export class ConversationChanged extends Error {
+  /** Names the session whose conversation moved. */
+  constructor(readonly sessionId: string) {
+    super(`the conversation of session '${sessionId}' changed while the run was being started`);
+    this.name = "ConversationChanged";
+  }
 }
 
 /** A run whose owner stopped heartbeating, as returned by the sweeper. */
@@ -100,38 +158,37 @@ export interface Store {
   // Messages (the session's current conversation, in order)
   /**
    * Appends messages to an existing session (`session_not_found` otherwise), generating missing
-   * ids; a `message_id` already used in the session is `message_exists`. While a run other than
-   * `runId` is running in the session it is `session_busy`: the check and the write are one
-   * transaction, so a run starting meanwhile cannot slip between them.
+   * ids; a `message_id` already used in the conversation is `message_exists`. While a run is
+   * running in the session it is `session_busy`: the check and the write are one transaction, so
+   * a run starting meanwhile cannot slip between them. (A run writes its own messages with
+   * `createRun`, `commitStep` and `finishRun`.)
    */
-  appendMessages(
-    tenant: string,
-    sessionId: string,
-    messages: MessageInput[],
-    runId?: string | null,
-  ): Promise<Message[]>;
+  appendMessages(tenant: string, sessionId: string, messages: MessageInput[]): Promise<Message[]>;
   listMessages(tenant: string, sessionId: string, page: PageQuery): Promise<Page<Message>>;
   /** The whole conversation of a session, oldest first. */
   allMessages(tenant: string, sessionId: string): Promise<Message[]>;
   getMessage(tenant: string, sessionId: string, messageId: string): Promise<Message | null>;
   /**
-   * True when a message was deleted; `session_busy` (checked in the transaction) while a run is
-   * running.
+   * Removes a message from the conversation (checkpoints that saw it keep it); true when there
+   * was one. `session_busy` (checked in the transaction) while a run is running.
    */
   deleteMessage(tenant: string, sessionId: string, messageId: string): Promise<boolean>;
-  /**
-   * Makes `messages` the session's conversation (used when a run forks from an earlier
-   * checkpoint): rows not in the list are removed, the listed ones kept or restored in order.
-   */
-  replaceMessages(tenant: string, sessionId: string, messages: Message[]): Promise<void>;
 
   // Runs
   /**
-   * Inserts a running run; the session must exist unless `create_session`. `StoreError`
-   * `run_exists` when the run id exists (in any tenant), `session_busy` when the session already
-   * has a running run.
+   * The start boundary of a run, one transaction: creates the session when asked, restores a
+   * fork's conversation, inserts the running run and appends its input messages. The session
+   * must exist unless `create_session` (`session_not_found`); `StoreError` `run_exists` when the
+   * run id exists (in any tenant), `session_busy` when the session already has a running run,
+   * `message_exists` for a used message id; `ConversationChanged` (see `expect_clock`).
    */
   createRun(tenant: string, run: NewRun): Promise<Run>;
+  /**
+   * What a run starts from: the session's clock, the checkpoint (`checkpointId`, else the
+   * latest) and the conversation it sees. Reads one conversation and one checkpoint row, whatever
+   * the number of checkpoints.
+   */
+  readStart(tenant: string, sessionId: string, checkpointId?: string | null): Promise<RunStart>;
   getRun(tenant: string, runId: string): Promise<Run | null>;
   listRuns(
     tenant: string,
@@ -140,10 +197,19 @@ export interface Store {
     page: PageQuery,
   ): Promise<Page<Run>>;
   /**
-   * Moves a running run to its outcome (compare-and-set on `running`). Returns the updated run,
-   * or the unchanged run when it was no longer running (cancelled or swept meanwhile).
+   * A step boundary of a running run, one transaction: appends the step's messages and writes its
+   * checkpoint, which becomes the run's `checkpoint_id` (and moves its `updated_at`).
+   * `session_not_found` without the session, `session_busy` while another run of the session is
+   * running, `message_exists` on a used message id.
    */
-  finishRun(runId: string, outcome: RunOutcome): Promise<Run>;
+  commitStep(step: StepCommit): Promise<void>;
+  /**
+   * The end boundary of a run, one transaction: writes `last` (its last step, as `commitStep`)
+   * whatever the run's status, then moves a running run to its outcome (compare-and-set on
+   * `running`). Returns the updated run, or the unchanged run when it was no longer running
+   * (cancelled or swept meanwhile). When `last` cannot be written nothing is.
+   */
+  finishRun(runId: string, outcome: RunOutcome, last?: StepCommit | null): Promise<Run>;
   /**
    * Cancels a running run of the tenant (no change when terminal). Returns the run after the
    * call, or null when the tenant has no such run.
@@ -165,12 +231,7 @@ export interface Store {
    */
   sweepLostRuns(now: number, leaseMs: number): Promise<LostRun[]>;
 
-  // Checkpoints
-  /**
-   * Saves a checkpoint; with a `run_id` it also becomes that run's `checkpoint_id` (and moves the
-   * run's `updated_at`) in the same transaction.
-   */
-  addCheckpoint(tenant: string, checkpoint: NewCheckpoint): Promise<Checkpoint>;
+  // Checkpoints (records with the conversation of their moment)
   getCheckpoint(
     tenant: string,
     sessionId: string,

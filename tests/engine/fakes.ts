@@ -16,7 +16,7 @@ import {
 } from "../../src/models/types.ts";
 import { createLogger } from "../../src/log.ts";
 import { openStore } from "../../src/store/mod.ts";
-import type { Store } from "../../src/store/types.ts";
+import type { StepCommit, Store } from "../../src/store/types.ts";
 import type { Tool, ToolCallContext, ToolOutcome } from "../../src/tools/types.ts";
 
 /** One scripted item of a model stream. */
@@ -187,21 +187,20 @@ export class Harness {
   ): Promise<RunOutput> {
     const req = { messages: [user("hi")], ...request } as RunRequest;
     const engine = createEngine(this.deps);
-    const existed = (await this.store.getSession(this.tenant, req.session_id!)) !== null;
-    const plan = await engine.prepare(this.tenant, req.session_id!, existed, req);
     const run_id = req.run_id ?? crypto.randomUUID();
+    const ids = { tenant_id: this.tenant, session_id: req.session_id!, run_id };
+    const plan = await engine.prepare(ids, req);
     await this.store.createRun(this.tenant, {
       run_id,
       session_id: req.session_id!,
       parent_checkpoint_id: plan.parent_checkpoint_id,
       owner: "test",
-      create_session: !existed,
+      ...plan.begin,
     });
     const events: RunEvent[] = [];
-    const ids = { tenant_id: this.tenant, session_id: req.session_id!, run_id };
-    for await (
-      const e of engine.execute(plan, ids, options.signal ?? new AbortController().signal)
-    ) {
+    let last: StepCommit | null = null;
+    const signal = options.signal ?? new AbortController().signal;
+    for await (const e of engine.execute(plan, ids, signal, { finish: (l) => (last = l) })) {
       events.push(e);
       await options.onEvent?.(e);
     }
@@ -212,7 +211,7 @@ export class Harness {
       result: finished.result,
       interrupt_payload: finished.interrupt_payload,
       error: finished.error ?? null,
-    });
+    }, last);
     return {
       run_id,
       session_id: req.session_id!,

@@ -5,7 +5,13 @@
 import assert from "node:assert/strict";
 import type { Message, MessageInput, Run } from "../../src/api/schemas.ts";
 import { encodeCursor } from "../../src/store/cursor.ts";
-import { type LostRun, type Store, StoreError } from "../../src/store/mod.ts";
+import {
+  ConversationChanged,
+  type LostRun,
+  newMessages,
+  type Store,
+  StoreError,
+} from "../../src/store/mod.ts";
 import { assertError, TestClock, type TestStore } from "../_kit/mod.ts";
 
 /** Options of the contract suite. */
@@ -38,7 +44,6 @@ function ms(iso: string): number {
 }
 
 const state = (step: number) => ({
-  messages: [],
   context: { step },
   pending_tool_calls: [],
   step,
@@ -72,6 +77,32 @@ async function contractSteps(t: Deno.TestContext, store: Store, clock: TestClock
       owner: "replica-a",
       create_session: true,
     });
+  }
+
+  /**
+   * Commits a step of a run: its messages (records made from `inputs`, tagged with the run) and a
+   * checkpoint after them. Returns the checkpoint id and the records.
+   */
+  async function commit(
+    tenant: string,
+    sessionId: string,
+    runId: string,
+    options: { inputs?: MessageInput[]; parent?: string | null; step?: number } = {},
+  ): Promise<{ checkpoint_id: string; messages: Message[] }> {
+    const checkpoint_id = crypto.randomUUID();
+    const messages = newMessages(sessionId, options.inputs ?? [], runId, clock.now());
+    await store.commitStep({
+      tenant_id: tenant,
+      session_id: sessionId,
+      run_id: runId,
+      messages,
+      checkpoint: {
+        checkpoint_id,
+        parent_id: options.parent ?? null,
+        state: state(options.step ?? 0),
+      },
+    });
+    return { checkpoint_id, messages };
   }
 
   await t.step("ping answers", async () => {
@@ -229,11 +260,11 @@ async function contractSteps(t: Deno.TestContext, store: Store, clock: TestClock
         content: [{ type: "data", value: { hits: [1, 2] } }],
         tool_call_id: "call-1",
       },
-    ], "run-x");
+    ]);
     assert.equal(appended.length, 3);
     assert.equal(appended[0].message_id, "m-1");
     assert.match(appended[1].message_id, /^[0-9a-f-]{36}$/);
-    assert.ok(appended.every((m) => m.session_id === "s" && m.run_id === "run-x"));
+    assert.ok(appended.every((m) => m.session_id === "s" && m.run_id === null));
     assert.ok(!("tool_calls" in appended[0]) && !("tool_call_id" in appended[0]));
     assert.deepEqual(appended[1].tool_calls, [{
       id: "call-1",
@@ -343,17 +374,13 @@ async function contractSteps(t: Deno.TestContext, store: Store, clock: TestClock
     const tenant = newTenant();
     const run = await runningRun(tenant, "s");
     // The running run itself may write its conversation.
-    await store.appendMessages(tenant, "s", [text("own", { message_id: "own" })], run.run_id);
+    await commit(tenant, "s", run.run_id, { inputs: [text("own", { message_id: "own" })] });
     await assertError(
       store.appendMessages(tenant, "s", [text("x", { message_id: "x" })]),
       409003,
       STORE,
     );
-    await assertError(
-      store.appendMessages(tenant, "s", [text("y")], "another-run"),
-      409003,
-      STORE,
-    );
+    await assertError(commit(tenant, "s", "another-run", { inputs: [text("y")] }), 409003, STORE);
     await assertError(store.deleteMessage(tenant, "s", "own"), 409003, STORE);
     assert.deepEqual((await store.allMessages(tenant, "s")).map((m) => m.message_id), ["own"]);
     // An absent session is still 404001.
@@ -365,66 +392,227 @@ async function contractSteps(t: Deno.TestContext, store: Store, clock: TestClock
     assert.deepEqual((await store.allMessages(tenant, "s")).map((m) => m.message_id), ["x"]);
   });
 
-  await t.step("messages: replaceMessages makes the list the conversation, in order", async () => {
+  await t.step("runs: createRun writes the input messages with the run, or nothing", async () => {
     const tenant = newTenant();
-    await store.createSession(tenant, { session_id: "s" });
-    const [a, b, c, d] = await store.appendMessages(tenant, "s", [
-      text("a", { message_id: "a" }),
-      text("b", { message_id: "b" }),
-      text("c", { message_id: "c" }),
-      {
-        role: "assistant",
-        content: [{ type: "text", value: "d" }],
-        message_id: "d",
-        tool_calls: [{ id: "k", name: "t", arguments: {} }],
-      },
-    ], "run-1");
-    assert.ok(b);
-    const restored: Message = {
-      message_id: "e",
+    const input = newMessages("s", [text("a", { message_id: "a" }), text("b")], "r-1", clock.now());
+    const run = await store.createRun(tenant, {
+      run_id: newId("r"),
       session_id: "s",
-      run_id: "run-0",
-      role: "tool",
-      content: [{ type: "text", value: "e" }],
-      tool_call_id: "k",
-      created_at: "2024-01-02T03:04:05.678Z",
-    };
-    await store.replaceMessages(tenant, "s", [c, a, restored, d]);
-    const all = await store.allMessages(tenant, "s");
-    assert.deepEqual(all.map((m) => m.message_id), ["c", "a", "e", "d"]);
-    assert.deepEqual(all, [c, a, restored, d], "ids, run ids, timestamps and fields are kept");
-    assert.equal(await store.getMessage(tenant, "s", "b"), null);
-    const page = await store.listMessages(tenant, "s", { per_page: 2 });
-    assert.deepEqual(page.items.map((m) => m.message_id), ["c", "a"]);
-    assert.equal(page.count, 4);
+      parent_checkpoint_id: null,
+      owner: "o",
+      create_session: true,
+      expect_clock: 0,
+      messages: input,
+    });
+    assert.deepEqual(await store.allMessages(tenant, "s"), input, "records are stored as given");
+    await store.finishRun(run.run_id, { status: "completed" });
 
-    const [f] = await store.appendMessages(tenant, "s", [text("f", { message_id: "f" })]);
-    assert.deepEqual((await store.allMessages(tenant, "s")).map((m) => m.message_id), [
-      "c",
-      "a",
-      "e",
-      "d",
-      f.message_id,
-    ]);
-    await store.replaceMessages(tenant, "s", []);
-    assert.deepEqual(await store.allMessages(tenant, "s"), []);
-    await assertError(store.replaceMessages(tenant, "missing", [a]), 404001, STORE);
-    await assertError(store.replaceMessages(newTenant(), "s", [a]), 404001, STORE);
+    // A used id, a busy session, a moved clock: the run, the session and the input stay unwritten.
+    const start = await store.readStart(tenant, "s");
+    assert.deepEqual(start.messages, input);
+    const again = (messages: Message[], expect_clock?: number) =>
+      store.createRun(tenant, {
+        run_id: newId("r"),
+        session_id: "s",
+        parent_checkpoint_id: null,
+        owner: "o",
+        expect_clock,
+        messages,
+      });
+    await assertError(
+      again(newMessages("s", [text("x", { message_id: "a" })], null, 0)),
+      409005,
+      STORE,
+    );
+    await assert.rejects(
+      again(newMessages("s", [text("y")], null, 0), start.clock! - 1),
+      ConversationChanged,
+    );
+    const fresh = newTenant();
+    await assertError(
+      store.createRun(fresh, {
+        run_id: newId("r"),
+        session_id: "new",
+        parent_checkpoint_id: null,
+        owner: "o",
+        create_session: true,
+        messages: newMessages("new", [text("x", { message_id: "x" }), text("x2")], null, 0)
+          .map((m, i) => i === 1 ? { ...m, message_id: "x" } : m),
+      }),
+      409005,
+      STORE,
+    );
+    assert.equal(await store.getSession(fresh, "new"), null, "a refused run creates no session");
+    assert.deepEqual((await store.readStart(tenant, "s")).messages, input);
+    assert.equal((await store.listRuns(tenant, "s", {}, { per_page: 10 })).count, 1);
   });
 
-  await t.step("messages: a long conversation appends and replaces in order", async () => {
+  await t.step("checkpoints reference the conversation of their moment", async () => {
     const tenant = newTenant();
-    await store.createSession(tenant, { session_id: "s" });
-    const inputs = Array.from({ length: 1200 }, (_, i) => text(`m${i}`, { message_id: `m${i}` }));
-    const appended = await store.appendMessages(tenant, "s", inputs);
+    const run = await runningRun(tenant, "s");
+    const one = await commit(tenant, "s", run.run_id, {
+      inputs: [text("a", { message_id: "a" }), text("b", { message_id: "b" })],
+      step: 1,
+    });
+    const two = await commit(tenant, "s", run.run_id, {
+      inputs: [text("c", { message_id: "c" })],
+      parent: one.checkpoint_id,
+      step: 2,
+    });
+    await store.finishRun(run.run_id, { status: "completed" });
+    const [a, b] = one.messages;
+    const [c] = two.messages;
+    // Deleting a message leaves it in the checkpoints that saw it.
+    assert.equal(await store.deleteMessage(tenant, "s", "b"), true);
+    const [d] = await store.appendMessages(tenant, "s", [text("d", { message_id: "d" })]);
+    assert.deepEqual(await store.allMessages(tenant, "s"), [a, c, d]);
+    const first = await store.getCheckpoint(tenant, "s", one.checkpoint_id);
+    assert.deepEqual(first?.state, { messages: [a, b], ...state(1) });
+    assert.equal(first?.step, 1);
+    const latest = await store.latestCheckpoint(tenant, "s");
+    assert.deepEqual(latest?.state.messages, [a, b, c]);
+    const listed = await store.listCheckpoints(tenant, "s", { per_page: 10 });
+    assert.deepEqual(listed.items.map((cp) => cp.state.messages), [[a, b], [a, b, c]]);
+
+    // readStart: the latest checkpoint without its conversation, and the current conversation.
+    const start = await store.readStart(tenant, "s");
+    assert.deepEqual(start.checkpoint, {
+      checkpoint_id: two.checkpoint_id,
+      run_id: run.run_id,
+      parent_id: one.checkpoint_id,
+      state: state(2),
+    });
+    assert.deepEqual(start.messages, [a, c, d]);
+    // Named: that checkpoint and its conversation.
+    const at = await store.readStart(tenant, "s", one.checkpoint_id);
+    assert.equal(at.checkpoint?.checkpoint_id, one.checkpoint_id);
+    assert.deepEqual(at.messages, [a, b]);
+    assert.equal(at.clock, start.clock);
+    assert.deepEqual(await store.readStart(tenant, "s", "nope"), {
+      clock: start.clock,
+      checkpoint: null,
+      messages: [],
+    });
+    assert.deepEqual(await store.readStart(tenant, "missing"), {
+      clock: null,
+      checkpoint: null,
+      messages: [],
+    });
+  });
+
+  await t.step("runs: a fork restores the checkpoint's conversation in its order", async () => {
+    const tenant = newTenant();
+    const run = await runningRun(tenant, "s");
+    const one = await commit(tenant, "s", run.run_id, {
+      inputs: [
+        text("a", { message_id: "a" }),
+        text("b", { message_id: "b" }),
+        text("c", { message_id: "c" }),
+      ],
+    });
+    await store.finishRun(run.run_id, { status: "completed" });
+    const [a, b, c] = one.messages;
+    await store.deleteMessage(tenant, "s", "b");
+    // A new message reuses the id of one the checkpoint had: it leaves with the fork.
+    await store.appendMessages(tenant, "s", [text("other c", { message_id: "x" })]);
+    await store.deleteMessage(tenant, "s", "c");
+    await store.appendMessages(tenant, "s", [text("c again", { message_id: "c" })]);
     assert.deepEqual(
-      (await store.allMessages(tenant, "s")).map((m) => m.message_id),
-      inputs.map((m) => m.message_id),
+      (await store.allMessages(tenant, "s")).map((m) => m.content[0].value),
+      ["a", "other c", "c again"],
     );
-    const reversed = [...appended].reverse();
-    await store.replaceMessages(tenant, "s", reversed);
-    assert.deepEqual(await store.allMessages(tenant, "s"), reversed);
-    assert.equal((await store.listMessages(tenant, "s", { per_page: 1 })).count, 1200);
+
+    const input = newMessages("s", [text("e", { message_id: "e" })], "fork-run", clock.now());
+    const forked = await store.createRun(tenant, {
+      run_id: newId("r"),
+      session_id: "s",
+      parent_checkpoint_id: one.checkpoint_id,
+      owner: "o",
+      fork_checkpoint_id: one.checkpoint_id,
+      messages: input,
+    });
+    assert.deepEqual(await store.allMessages(tenant, "s"), [a, b, c, ...input]);
+    assert.deepEqual(
+      (await store.listMessages(tenant, "s", { per_page: 2 })).items,
+      [a, b],
+      "pages follow the restored order",
+    );
+    assert.equal((await store.listMessages(tenant, "s", { per_page: 2 })).count, 4);
+    assert.deepEqual((await store.getCheckpoint(tenant, "s", one.checkpoint_id))?.state.messages, [
+      a,
+      b,
+      c,
+    ]);
+    await store.finishRun(forked.run_id, { status: "completed" });
+    // An unknown checkpoint: 404004 and nothing written.
+    await assertError(
+      store.createRun(tenant, {
+        run_id: newId("r"),
+        session_id: "s",
+        parent_checkpoint_id: null,
+        owner: "o",
+        fork_checkpoint_id: "nope",
+        messages: newMessages("s", [text("z")], null, 0),
+      }),
+      404004,
+      STORE,
+    );
+    assert.deepEqual(await store.allMessages(tenant, "s"), [a, b, c, ...input]);
+  });
+
+  await t.step("messages: a long conversation appends and forks back in order", async () => {
+    const tenant = newTenant();
+    const run = await runningRun(tenant, "s");
+    const inputs = Array.from({ length: 1200 }, (_, i) => text(`m${i}`, { message_id: `m${i}` }));
+    const { checkpoint_id, messages } = await commit(tenant, "s", run.run_id, { inputs });
+    await store.finishRun(run.run_id, { status: "completed" });
+    assert.deepEqual(await store.allMessages(tenant, "s"), messages);
+    for (const id of ["m0", "m600", "m1199"]) await store.deleteMessage(tenant, "s", id);
+    assert.equal((await store.listMessages(tenant, "s", { per_page: 1 })).count, 1197);
+    await store.createRun(tenant, {
+      run_id: newId("r"),
+      session_id: "s",
+      parent_checkpoint_id: checkpoint_id,
+      owner: "o",
+      fork_checkpoint_id: checkpoint_id,
+    });
+    assert.deepEqual(await store.allMessages(tenant, "s"), messages);
+  });
+
+  await t.step("runs: finishRun commits the last step with the outcome", async () => {
+    const tenant = newTenant();
+    const run = await runningRun(tenant, "s");
+    const messages = newMessages("s", [text("answer")], run.run_id, clock.now());
+    const last = {
+      tenant_id: tenant,
+      session_id: "s",
+      run_id: run.run_id,
+      messages,
+      checkpoint: { checkpoint_id: crypto.randomUUID(), parent_id: null, state: state(1) },
+    };
+    // A cancel that won the race keeps the status; the last step is written all the same.
+    await store.cancelRun(tenant, run.run_id);
+    const finished = await store.finishRun(run.run_id, { status: "completed" }, last);
+    assert.equal(finished.status, "cancelled");
+    assert.equal(finished.checkpoint_id, last.checkpoint.checkpoint_id);
+    assert.deepEqual(await store.allMessages(tenant, "s"), messages);
+
+    // A last step that cannot be written (another run holds the session) writes nothing.
+    const second = await runningRun(tenant, "s");
+    const third = { ...last, messages: newMessages("s", [text("late")], run.run_id, 0) };
+    await assertError(
+      store.finishRun(run.run_id, { status: "failed" }, {
+        ...third,
+        checkpoint: { ...third.checkpoint, checkpoint_id: crypto.randomUUID() },
+      }),
+      409003,
+      STORE,
+    );
+    assert.deepEqual(await store.allMessages(tenant, "s"), messages);
+    assert.equal(
+      (await store.finishRun(second.run_id, { status: "completed" })).status,
+      "completed",
+    );
   });
 
   await t.step("runs: create, get, 404001, one running run per session (409003)", async () => {
@@ -589,18 +777,14 @@ async function contractSteps(t: Deno.TestContext, store: Store, clock: TestClock
     assert.deepEqual(ids(combined), [all[4]]);
     assert.equal(combined.count, 1);
 
-    // A checkpoint moves updated_at, so the first run now sorts as the latest update.
+    // A checkpoint moves updated_at, so the live run now sorts after its own creation.
+    assert.deepEqual(ids(await list({ updated_after: ms(live.updated_at) })), []);
     clock.advance(5);
-    const cp = await store.addCheckpoint(tenant, {
-      session_id: "s",
-      run_id: all[0],
-      parent_id: null,
-      state: state(0),
-    });
-    const late = await store.getRun(tenant, all[0]);
+    const cp = await commit(tenant, "s", live.run_id);
+    const late = await store.getRun(tenant, live.run_id);
     assert.equal(late?.checkpoint_id, cp.checkpoint_id);
-    assert.ok(ms(late!.updated_at) > ms(runs[0].updated_at));
-    assert.deepEqual(ids(await list({ updated_after: ms(live.updated_at) })), [all[0]]);
+    assert.ok(ms(late!.updated_at) > ms(live.updated_at));
+    assert.deepEqual(ids(await list({ updated_after: ms(live.updated_at) })), [live.run_id]);
 
     // Paging through a filter, with runs inserted in between.
     const first = await list({ statuses: ["completed", "failed", "cancelled"] }, 2);
@@ -774,37 +958,18 @@ async function contractSteps(t: Deno.TestContext, store: Store, clock: TestClock
 
   await t.step("checkpoints: add, get, latest, list", async () => {
     const tenant = newTenant();
-    await assertError(
-      store.addCheckpoint(tenant, {
-        session_id: "missing",
-        run_id: null,
-        parent_id: null,
-        state: state(0),
-      }),
-      404001,
-      STORE,
-    );
+    await assertError(commit(tenant, "missing", "r-none"), 404001, STORE);
     const run = await runningRun(tenant, "s");
     assert.equal(await store.latestCheckpoint(tenant, "s"), null);
     const saved = [];
     let parent: string | null = null;
     for (const step of [0, 1, 2]) {
-      const checkpoint = await store.addCheckpoint(tenant, {
-        session_id: "s",
-        run_id: run.run_id,
-        parent_id: parent,
-        state: {
-          ...state(step),
-          messages: step === 0 ? [] : await store.allMessages(tenant, "s"),
-        },
-      });
-      saved.push(checkpoint);
-      parent = checkpoint.checkpoint_id;
-      if (step === 0) {
-        await store.appendMessages(tenant, "s", [text("hi", { message_id: "m" })], run.run_id);
-      }
+      const inputs = step === 1 ? [text("hi", { message_id: "m" })] : [];
+      const { checkpoint_id } = await commit(tenant, "s", run.run_id, { inputs, parent, step });
+      saved.push((await store.getCheckpoint(tenant, "s", checkpoint_id))!);
+      parent = checkpoint_id;
     }
-    assert.match(saved[0].checkpoint_id, /^[0-9a-f-]{36}$/);
+    assert.deepEqual(saved[0].state.messages, []);
     assert.deepEqual(saved[1], {
       checkpoint_id: saved[1].checkpoint_id,
       session_id: "s",
@@ -841,17 +1006,8 @@ async function contractSteps(t: Deno.TestContext, store: Store, clock: TestClock
     const alice = newTenant();
     const bob = newTenant();
     const run = await runningRun(alice, "shared-name");
-    await store.appendMessages(
-      alice,
-      "shared-name",
-      [text("secret", { message_id: "m" })],
-      run.run_id,
-    );
-    const checkpoint = await store.addCheckpoint(alice, {
-      session_id: "shared-name",
-      run_id: run.run_id,
-      parent_id: null,
-      state: state(0),
+    const checkpoint = await commit(alice, "shared-name", run.run_id, {
+      inputs: [text("secret", { message_id: "m" })],
     });
 
     assert.equal(await store.getSession(bob, "shared-name"), null);
@@ -865,16 +1021,12 @@ async function contractSteps(t: Deno.TestContext, store: Store, clock: TestClock
     await assertError(store.deleteSession(bob, "shared-name"), 404001, STORE);
     await assertError(store.listMessages(bob, "shared-name", { per_page: 10 }), 404001, STORE);
     await assertError(store.listCheckpoints(bob, "shared-name", { per_page: 10 }), 404001, STORE);
-    await assertError(
-      store.addCheckpoint(bob, {
-        session_id: "shared-name",
-        run_id: null,
-        parent_id: null,
-        state: state(0),
-      }),
-      404001,
-      STORE,
-    );
+    await assertError(commit(bob, "shared-name", run.run_id), 404001, STORE);
+    assert.deepEqual(await store.readStart(bob, "shared-name"), {
+      clock: null,
+      checkpoint: null,
+      messages: [],
+    });
 
     // Bob's session of the same name is his own, and may run while Alice's runs.
     await store.createSession(bob, { session_id: "shared-name" });
@@ -898,12 +1050,8 @@ async function contractSteps(t: Deno.TestContext, store: Store, clock: TestClock
     async () => {
       const tenant = newTenant();
       const run = await runningRun(tenant, "s");
-      await store.appendMessages(tenant, "s", [text("x", { message_id: "m" })], run.run_id);
-      const checkpoint = await store.addCheckpoint(tenant, {
-        session_id: "s",
-        run_id: run.run_id,
-        parent_id: null,
-        state: state(0),
+      const checkpoint = await commit(tenant, "s", run.run_id, {
+        inputs: [text("x", { message_id: "m" })],
       });
       // Same session id in another tenant must survive.
       const otherTenant = newTenant();

@@ -15,6 +15,7 @@ import {
   testPostgresUrl,
   uniqueName,
 } from "../_kit/mod.ts";
+import { migrations } from "../../src/store/migrations/mod.ts";
 import { storeContract } from "./contract.ts";
 
 const url = testPostgresUrl;
@@ -99,7 +100,7 @@ Deno.test({
     const versions = await withSql((sql) =>
       sql.unsafe(`SELECT version FROM "${schema}".schema_migrations`)
     );
-    assert.deepEqual(versions.map((r) => r.version), [1]);
+    assert.deepEqual(versions.map((r) => r.version), migrations.map((m) => m.version));
   },
 });
 

@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
 import { openStore, StoreError } from "../../src/store/mod.ts";
 import { openTestStore, tempDir } from "../_kit/mod.ts";
+import { migrations } from "../../src/store/migrations/mod.ts";
 import { storeContract } from "./contract.ts";
 
 storeContract(
@@ -22,7 +23,7 @@ Deno.test("sqlite: the file is in WAL mode and records its migrations once", asy
   using db = new DatabaseSync(path);
   assert.equal(db.prepare("PRAGMA journal_mode").get()?.journal_mode, "wal");
   const versions = db.prepare("SELECT version FROM schema_migrations").all();
-  assert.deepEqual(versions.map((r) => r.version), [1]);
+  assert.deepEqual(versions.map((r) => r.version), migrations.map((m) => m.version));
 });
 
 Deno.test("sqlite: two stores on one file see each other's writes", async () => {
@@ -71,7 +72,10 @@ Deno.test("sqlite: processes migrating one fresh file at once all succeed", asyn
     assert.equal((await fx.store.listSessions("t", { per_page: 10 })).count, 3);
   }
   using db = new DatabaseSync(path);
-  assert.equal(db.prepare("SELECT count(*) AS n FROM schema_migrations").get()?.n, 1);
+  assert.equal(
+    db.prepare("SELECT count(*) AS n FROM schema_migrations").get()?.n,
+    migrations.length,
+  );
 });
 
 Deno.test("sqlite: the store rejects after close", async () => {

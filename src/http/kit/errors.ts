@@ -10,6 +10,7 @@ import type { Ctx } from "./env.ts";
 const STORE_ERRORS: Record<StoreErrorKind, (id: string) => ApiError> = {
   session_not_found: errors.sessionNotFound,
   run_not_found: errors.runNotFound,
+  checkpoint_not_found: errors.checkpointNotFound,
   session_exists: errors.sessionExists,
   run_exists: errors.runExists,
   message_exists: errors.messageExists,

@@ -3,12 +3,13 @@
  * `deno compile` embeds them and nothing reads SQL files at run time (Deno Deploy has none).
  */
 import { initial } from "./0001_initial.ts";
+import { linearCheckpoints } from "./0002_linear_checkpoints.ts";
 import type { Migration } from "./types.ts";
 
-export type { Migration } from "./types.ts";
+export type { Conversion, Migration, MigrationQuery } from "./types.ts";
 
 /** Every migration, oldest first; append new versions here. */
-export const migrations: readonly Migration[] = [initial];
+export const migrations: readonly Migration[] = [initial, linearCheckpoints];
 
 /** The bookkeeping table both dialects create before applying anything. */
 export const SCHEMA_MIGRATIONS_DDL = `CREATE TABLE IF NOT EXISTS schema_migrations (

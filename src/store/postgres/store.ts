@@ -18,28 +18,32 @@ import type {
 import { type Clock, systemClock } from "../../clock.ts";
 import { errors } from "../errors.ts";
 import { pageWindow, toPage } from "../cursor.ts";
-import { pendingMigrations, SCHEMA_MIGRATIONS_DDL } from "../migrations/mod.ts";
+import { type Conversion, pendingMigrations, SCHEMA_MIGRATIONS_DDL } from "../migrations/mod.ts";
 import {
   type CheckpointRow,
   type MessageRow,
-  newMessageRows,
+  messageValues,
+  newMessages,
   replicaLostMessagePrefix,
-  restoredMessageRows,
   type RunRow,
   type SessionRow,
   toCheckpoint,
+  toCheckpointHead,
   toMessage,
   toRun,
   toSession,
+  visibleAt,
 } from "../records.ts";
-import type {
-  LostRun,
-  NewCheckpoint,
-  NewRun,
-  PageQuery,
-  RunFilter,
-  RunOutcome,
-  Store,
+import {
+  ConversationChanged,
+  type LostRun,
+  type NewRun,
+  type PageQuery,
+  type RunFilter,
+  type RunOutcome,
+  type RunStart,
+  type StepCommit,
+  type Store,
 } from "../types.ts";
 
 /** Options of the PostgreSQL store. */
@@ -88,7 +92,7 @@ function sessionRow(r: Row): SessionRow {
 
 function messageRow(r: Row): MessageRow {
   return {
-    seq: Number(r.seq),
+    pos: Number(r.pos),
     message_id: r.message_id,
     session_id: r.session_id,
     run_id: r.run_id,
@@ -126,6 +130,7 @@ function checkpointRow(r: Row): CheckpointRow {
     parent_id: r.parent_id,
     step: Number(r.step),
     state: r.state,
+    message_clock: Number(r.message_clock),
     created_at: Number(r.created_at),
   };
 }
@@ -133,6 +138,60 @@ function checkpointRow(r: Row): CheckpointRow {
 function uniqueViolation(error: unknown, constraint: string): boolean {
   return error instanceof postgres.PostgresError && error.code === "23505" &&
     error.constraint_name === constraint;
+}
+
+/** Message records as the one JSON parameter the functions of migration 2 take. */
+function messagesParam(messages: Message[]): string {
+  return JSON.stringify(messages.map(messageValues));
+}
+
+/** The step parameters of `agentd_commit_step` / `agentd_finish_run`, in their order. */
+function stepParams(step: StepCommit) {
+  const cp = step.checkpoint;
+  return [
+    step.tenant_id,
+    step.session_id,
+    messagesParam(step.messages),
+    cp?.checkpoint_id ?? null,
+    cp?.parent_id ?? null,
+    cp ? JSON.stringify(cp.state) : null,
+  ] as const;
+}
+
+/**
+ * Turns what the functions of migration 2 raise into our errors: they raise a keyword (`P0001`),
+ * the unique indexes a constraint violation.
+ */
+function mapWriteError(
+  error: unknown,
+  ids: { session: string; run?: string; checkpoint?: string },
+) {
+  if (error instanceof postgres.PostgresError) {
+    if (error.code === "P0001") {
+      switch (error.message) {
+        case "session_not_found":
+          return errors.sessionNotFound(ids.session);
+        case "session_busy":
+          return errors.sessionBusy(ids.session);
+        case "conversation_changed":
+          return new ConversationChanged(ids.session);
+        case "run_exists":
+          return errors.runExists(ids.run ?? "");
+        case "checkpoint_not_found":
+          return errors.checkpointNotFound(ids.checkpoint ?? "");
+        case "message_exists":
+          return errors.messageExists(error.detail ?? "");
+      }
+    }
+    if (uniqueViolation(error, "messages_current_id")) {
+      // "Key (tenant_id, session_id, message_id)=(t, s, m) already exists.": two inputs of one batch.
+      const key = /=\((.*)\) already exists/.exec(error.detail ?? "")?.[1] ?? "";
+      return errors.messageExists(key.slice(key.lastIndexOf(", ") + 2));
+    }
+    if (uniqueViolation(error, "runs_run_id_key")) return errors.runExists(ids.run ?? "");
+    if (uniqueViolation(error, "runs_one_running")) return errors.sessionBusy(ids.session);
+  }
+  return error;
 }
 
 /** A store on one schema of a PostgreSQL database. */
@@ -203,6 +262,7 @@ export class PostgresStore implements Store {
       const applied = await tx`SELECT version FROM schema_migrations`;
       for (const migration of pendingMigrations(applied.map((r) => Number(r.version)))) {
         for (const statement of migration.postgres) await tx.unsafe(statement);
+        if (migration.convert) await convert(tx, migration.convert);
         await tx`INSERT INTO schema_migrations (version, name, applied_at)
           VALUES (${migration.version}, ${migration.name}, ${this.#clock.now()})`;
       }
@@ -269,140 +329,116 @@ export class PostgresStore implements Store {
 
   // Messages
 
-  /**
-   * Inserts messages in list order with multi-row INSERTs: rows of one VALUES list take their
-   * `seq` in order, and a long conversation restored by `replaceMessages` costs a few round trips.
-   */
-  async #insertMessages(q: Query, tenant: string, rows: Omit<MessageRow, "seq">[]) {
-    // 9 parameters a row; PostgreSQL allows 65535 parameters a statement.
-    const chunk = 500;
-    for (let start = 0; start < rows.length; start += chunk) {
-      const params: (string | number | null)[] = [];
-      const tuples = rows.slice(start, start + chunk).map((m) => {
-        const at = params.length;
-        params.push(
-          tenant,
-          m.session_id,
-          m.message_id,
-          m.run_id,
-          m.role,
-          JSON.stringify(m.content),
-          json(m.tool_calls),
-          m.tool_call_id,
-          m.created_at,
-        );
-        const p = (i: number) => `$${at + i}`;
-        return `(${p(1)}, ${p(2)}, ${p(3)}, ${p(4)}, ${p(5)}, ${p(6)}::text::jsonb, ` +
-          `${p(7)}::text::jsonb, ${p(8)}, ${p(9)}::bigint)`;
-      });
-      await q.unsafe(
-        `INSERT INTO messages (tenant_id, session_id, message_id, run_id, role, content,
-          tool_calls, tool_call_id, created_at) VALUES ${tuples.join(", ")}`,
-        params,
-      );
-    }
-  }
-
   async appendMessages(
     tenant: string,
     sessionId: string,
-    messages: MessageInput[],
-    runId?: string | null,
+    inputs: MessageInput[],
   ): Promise<Message[]> {
     const now = this.#clock.now();
-    const rows = newMessageRows(sessionId, messages, runId ?? null, now);
-    await this.#sql.begin(async (tx) => {
-      if (!await this.#touchSession(tx, tenant, sessionId, now)) {
-        throw errors.sessionNotFound(sessionId);
-      }
-      await this.#requireIdle(tx, tenant, sessionId, runId ?? null);
-      const ids = rows.map((m) => m.message_id);
-      const [taken] = await tx`SELECT message_id FROM messages WHERE tenant_id = ${tenant}
-        AND session_id = ${sessionId} AND message_id = ANY(${ids}::text[]) LIMIT 1`;
-      if (taken) throw errors.messageExists(taken.message_id);
-      await this.#insertMessages(tx, tenant, rows);
-    });
-    return rows.map((m) => toMessage({ ...m, seq: 0 }));
+    const messages = newMessages(sessionId, inputs, null, now);
+    try {
+      // A step without a run and without a checkpoint: the same checks, one statement.
+      await this.#sql`SELECT agentd_commit_step(${tenant}, ${sessionId}, ${null}, ${now},
+        ${messagesParam(messages)}::text::jsonb, ${null}, ${null}, ${null})`;
+    } catch (error) {
+      throw mapWriteError(error, { session: sessionId });
+    }
+    return messages;
   }
 
   async listMessages(tenant: string, sessionId: string, page: PageQuery): Promise<Page<Message>> {
     const { after, limit } = pageWindow(page);
     await this.#requireSession(this.#sql, tenant, sessionId);
     const rows = await this.#sql`SELECT * FROM messages WHERE tenant_id = ${tenant}
-      AND session_id = ${sessionId} AND seq > ${after} ORDER BY seq LIMIT ${limit}`;
+      AND session_id = ${sessionId} AND removed_clock IS NULL AND pos > ${after}
+      ORDER BY pos LIMIT ${limit}`;
     const [{ n }] = await this.#sql`SELECT count(*) AS n FROM messages
-      WHERE tenant_id = ${tenant} AND session_id = ${sessionId}`;
-    return toPage(rows.map(messageRow), page.per_page, Number(n), toMessage);
+      WHERE tenant_id = ${tenant} AND session_id = ${sessionId} AND removed_clock IS NULL`;
+    return toPage(rows.map(messageRow), page.per_page, Number(n), toMessage, (r) => r.pos);
   }
 
   async allMessages(tenant: string, sessionId: string): Promise<Message[]> {
-    const rows = await this.#sql`SELECT * FROM messages
-      WHERE tenant_id = ${tenant} AND session_id = ${sessionId} ORDER BY seq`;
+    const rows = await this.#sql`SELECT * FROM messages WHERE tenant_id = ${tenant}
+      AND session_id = ${sessionId} AND removed_clock IS NULL ORDER BY pos`;
     return rows.map((r) => toMessage(messageRow(r)));
   }
 
   async getMessage(tenant: string, sessionId: string, messageId: string): Promise<Message | null> {
     const [row] = await this.#sql`SELECT * FROM messages WHERE tenant_id = ${tenant}
-      AND session_id = ${sessionId} AND message_id = ${messageId}`;
+      AND session_id = ${sessionId} AND removed_clock IS NULL AND message_id = ${messageId}`;
     return row ? toMessage(messageRow(row)) : null;
   }
 
   async deleteMessage(tenant: string, sessionId: string, messageId: string): Promise<boolean> {
-    return await this.#sql.begin(async (tx) => {
-      await this.#requireSession(tx, tenant, sessionId, true);
-      await this.#requireIdle(tx, tenant, sessionId, null);
-      const deleted = await tx`DELETE FROM messages WHERE tenant_id = ${tenant}
-        AND session_id = ${sessionId} AND message_id = ${messageId}`;
-      if (deleted.count === 0) return false;
-      await this.#touchSession(tx, tenant, sessionId, this.#clock.now());
-      return true;
-    });
-  }
-
-  async replaceMessages(tenant: string, sessionId: string, messages: Message[]): Promise<void> {
-    const now = this.#clock.now();
-    const rows = restoredMessageRows(sessionId, messages, now);
-    await this.#sql.begin(async (tx) => {
-      if (!await this.#touchSession(tx, tenant, sessionId, now)) {
-        throw errors.sessionNotFound(sessionId);
-      }
-      // Deleting everything and inserting the list gives the kept rows fresh `seq` values in list
-      // order, so the conversation order follows the list even where it differs from the old one.
-      await tx`DELETE FROM messages WHERE tenant_id = ${tenant} AND session_id = ${sessionId}`;
-      await this.#insertMessages(tx, tenant, rows);
-    });
+    try {
+      return await this.#sql.begin(async (tx) => {
+        const [session] = await tx`UPDATE sessions SET updated_at = ${this.#clock.now()},
+            message_clock = message_clock + 1
+          WHERE tenant_id = ${tenant} AND session_id = ${sessionId} RETURNING message_clock`;
+        if (!session) throw errors.sessionNotFound(sessionId);
+        await this.#requireIdle(tx, tenant, sessionId, null);
+        // The row stays for the checkpoints that saw it; it only leaves the conversation.
+        const removed = await tx`UPDATE messages SET removed_clock = ${session.message_clock}
+          WHERE tenant_id = ${tenant} AND session_id = ${sessionId} AND removed_clock IS NULL
+          AND message_id = ${messageId}`;
+        // Nothing changed: roll the clock and updated_at back with the transaction.
+        if (removed.count === 0) throw new NothingRemoved();
+        return true;
+      });
+    } catch (error) {
+      if (error instanceof NothingRemoved) return false;
+      throw error;
+    }
   }
 
   // Runs
 
   async createRun(tenant: string, run: NewRun): Promise<Run> {
-    const now = this.#clock.now();
-    const row = await this.#sql.begin(async (tx) => {
-      if (run.create_session) {
-        await tx`INSERT INTO sessions (tenant_id, session_id, metadata, created_at, updated_at)
-          VALUES (${tenant}, ${run.session_id}, '{}'::jsonb, ${now}, ${now})
-          ON CONFLICT DO NOTHING`;
-      }
-      if (!await this.#touchSession(tx, tenant, run.session_id, now)) {
-        throw errors.sessionNotFound(run.session_id);
-      }
-      // Run ids are global: another tenant's run with this id is a conflict too.
-      const taken = await tx`SELECT 1 FROM runs WHERE run_id = ${run.run_id}`;
-      if (taken.length > 0) throw errors.runExists(run.run_id);
-      try {
-        const [inserted] = await tx`INSERT INTO runs (run_id, tenant_id, session_id, status,
-            parent_checkpoint_id, owner, heartbeat_at, created_at, updated_at)
-          VALUES (${run.run_id}, ${tenant}, ${run.session_id}, 'running',
-            ${run.parent_checkpoint_id}, ${run.owner}, ${now}, ${now}, ${now})
-          RETURNING *`;
-        return inserted;
-      } catch (error) {
-        if (uniqueViolation(error, "runs_run_id_key")) throw errors.runExists(run.run_id);
-        if (uniqueViolation(error, "runs_one_running")) throw errors.sessionBusy(run.session_id);
-        throw error;
-      }
-    });
-    return toRun(runRow(row));
+    try {
+      const [row] = await this.#sql`SELECT * FROM agentd_start_run(${tenant}, ${run.session_id},
+        ${run.run_id}, ${run.parent_checkpoint_id}, ${run.owner}, ${this.#clock.now()},
+        ${run.create_session ?? false}, ${run.expect_clock ?? null}, ${
+        run.fork_checkpoint_id ?? null
+      }, ${messagesParam(run.messages ?? [])}::text::jsonb)`;
+      return toRun(runRow(row));
+    } catch (error) {
+      throw mapWriteError(error, {
+        session: run.session_id,
+        run: run.run_id,
+        checkpoint: run.fork_checkpoint_id ?? undefined,
+      });
+    }
+  }
+
+  async readStart(
+    tenant: string,
+    sessionId: string,
+    checkpointId?: string | null,
+  ): Promise<RunStart> {
+    const named = checkpointId ?? null;
+    // One statement, one snapshot: the clock, the checkpoint and the conversation agree.
+    const [row] = await this.#sql`WITH c AS (
+        SELECT * FROM checkpoints WHERE tenant_id = ${tenant} AND session_id = ${sessionId}
+          AND (${named}::text IS NULL OR checkpoint_id = ${named}::text)
+        ORDER BY seq DESC LIMIT 1)
+      SELECT (SELECT message_clock FROM sessions
+          WHERE tenant_id = ${tenant} AND session_id = ${sessionId}) AS clock,
+        (SELECT to_jsonb(c) FROM c) AS checkpoint,
+        (SELECT coalesce(jsonb_agg(to_jsonb(m) ORDER BY m.pos), '[]'::jsonb) FROM messages m
+          WHERE m.tenant_id = ${tenant} AND m.session_id = ${sessionId} AND CASE
+            WHEN ${named}::text IS NULL THEN m.removed_clock IS NULL
+            ELSE m.added_clock <= (SELECT message_clock FROM c)
+              AND (m.removed_clock IS NULL OR m.removed_clock > (SELECT message_clock FROM c))
+            END) AS messages`;
+    if (row.clock === null) return { clock: null, checkpoint: null, messages: [] };
+    const checkpoint = row.checkpoint ? checkpointRow(row.checkpoint) : null;
+    return {
+      clock: Number(row.clock),
+      checkpoint: checkpoint ? toCheckpointHead(checkpoint) : null,
+      messages: named !== null && !checkpoint
+        ? []
+        : (row.messages as Row[]).map((m) => toMessage(messageRow(m))),
+    };
   }
 
   async getRun(tenant: string, runId: string): Promise<Run | null> {
@@ -436,18 +472,33 @@ export class PostgresStore implements Store {
     return toPage(rows.map(runRow), page.per_page, Number(n), toRun);
   }
 
-  async finishRun(runId: string, outcome: RunOutcome): Promise<Run> {
-    // A single conditional UPDATE is the compare-and-set: of a finish, a cancel and a sweep
-    // racing on one run, the first to commit wins and the others see it no longer running.
-    const [updated] = await this.#sql`UPDATE runs SET status = ${outcome.status},
-        result = ${json(outcome.result)}::text::jsonb,
-        interrupt_payload = ${json(outcome.interrupt_payload)}::text::jsonb,
-        error = ${json(outcome.error)}::text::jsonb, updated_at = ${this.#clock.now()}
-      WHERE run_id = ${runId} AND status = 'running' RETURNING *`;
-    if (updated) return toRun(runRow(updated));
-    const [current] = await this.#sql`SELECT * FROM runs WHERE run_id = ${runId}`;
-    if (!current) throw errors.runNotFound(runId);
-    return toRun(runRow(current));
+  async commitStep(step: StepCommit): Promise<void> {
+    const [tenant, session, messages, checkpoint, parent, state] = stepParams(step);
+    try {
+      await this.#sql`SELECT agentd_commit_step(${tenant}, ${session}, ${step.run_id},
+        ${this.#clock.now()}, ${messages}::text::jsonb, ${checkpoint}, ${parent},
+        ${state}::text::jsonb)`;
+    } catch (error) {
+      throw mapWriteError(error, { session: step.session_id, run: step.run_id });
+    }
+  }
+
+  async finishRun(runId: string, outcome: RunOutcome, last?: StepCommit | null): Promise<Run> {
+    const [tenant, session, messages, checkpoint, parent, state] = last
+      ? stepParams(last)
+      : [null, null, null, null, null, null];
+    let row: Row | undefined;
+    try {
+      [row] = await this.#sql`SELECT * FROM agentd_finish_run(${runId}, ${this.#clock.now()},
+        ${outcome.status}, ${json(outcome.result)}::text::jsonb,
+        ${json(outcome.interrupt_payload)}::text::jsonb, ${json(outcome.error)}::text::jsonb,
+        ${tenant}, ${session}, ${messages}::text::jsonb, ${checkpoint}, ${parent},
+        ${state}::text::jsonb)`;
+    } catch (error) {
+      throw mapWriteError(error, { session: last?.session_id ?? "", run: runId });
+    }
+    if (!row) throw errors.runNotFound(runId);
+    return toRun(runRow(row));
   }
 
   async cancelRun(tenant: string, runId: string): Promise<Run | null> {
@@ -520,23 +571,27 @@ export class PostgresStore implements Store {
 
   // Checkpoints
 
-  async addCheckpoint(tenant: string, checkpoint: NewCheckpoint): Promise<Checkpoint> {
-    const row = await this.#sql.begin(async (tx) => {
-      await this.#requireSession(tx, tenant, checkpoint.session_id, true);
-      const now = this.#clock.now();
-      const [inserted] = await tx`INSERT INTO checkpoints (checkpoint_id, tenant_id, session_id,
-          run_id, parent_id, step, state, created_at)
-        VALUES (${crypto.randomUUID()}, ${tenant}, ${checkpoint.session_id}, ${checkpoint.run_id},
-          ${checkpoint.parent_id}, ${checkpoint.state.step},
-          ${JSON.stringify(checkpoint.state)}::text::jsonb, ${now})
-        RETURNING *`;
-      if (checkpoint.run_id !== null) {
-        await tx`UPDATE runs SET checkpoint_id = ${inserted.checkpoint_id}, updated_at = ${now}
-          WHERE run_id = ${checkpoint.run_id} AND tenant_id = ${tenant}`;
-      }
-      return inserted;
-    });
-    return toCheckpoint(checkpointRow(row));
+  /** Checkpoint records for rows of one session, each with the conversation of its clock. */
+  async #checkpoints(tenant: string, sessionId: string, rows: Row[]): Promise<Checkpoint[]> {
+    if (rows.length === 0) return [];
+    const cps = rows.map(checkpointRow);
+    const marks = cps.map((r) => r.message_clock);
+    const low = Math.min(...marks);
+    const high = Math.max(...marks);
+    // One read for the page: every row visible at some clock between the lowest and the highest.
+    const candidates = (await this.#sql`SELECT * FROM messages WHERE tenant_id = ${tenant}
+      AND session_id = ${sessionId} AND added_clock <= ${high}
+      AND (removed_clock IS NULL OR removed_clock > ${low}) ORDER BY pos`).map((r) => ({
+      message: toMessage(messageRow(r)),
+      added_clock: Number(r.added_clock),
+      removed_clock: r.removed_clock === null ? null : Number(r.removed_clock),
+    }));
+    return cps.map((cp) =>
+      toCheckpoint(
+        cp,
+        candidates.filter((c) => visibleAt(c, cp.message_clock)).map((c) => c.message),
+      )
+    );
   }
 
   async getCheckpoint(
@@ -544,15 +599,15 @@ export class PostgresStore implements Store {
     sessionId: string,
     checkpointId: string,
   ): Promise<Checkpoint | null> {
-    const [row] = await this.#sql`SELECT * FROM checkpoints WHERE tenant_id = ${tenant}
+    const rows = await this.#sql`SELECT * FROM checkpoints WHERE tenant_id = ${tenant}
       AND session_id = ${sessionId} AND checkpoint_id = ${checkpointId}`;
-    return row ? toCheckpoint(checkpointRow(row)) : null;
+    return (await this.#checkpoints(tenant, sessionId, rows))[0] ?? null;
   }
 
   async latestCheckpoint(tenant: string, sessionId: string): Promise<Checkpoint | null> {
-    const [row] = await this.#sql`SELECT * FROM checkpoints WHERE tenant_id = ${tenant}
+    const rows = await this.#sql`SELECT * FROM checkpoints WHERE tenant_id = ${tenant}
       AND session_id = ${sessionId} ORDER BY seq DESC LIMIT 1`;
-    return row ? toCheckpoint(checkpointRow(row)) : null;
+    return (await this.#checkpoints(tenant, sessionId, rows))[0] ?? null;
   }
 
   async listCheckpoints(
@@ -566,7 +621,24 @@ export class PostgresStore implements Store {
       AND session_id = ${sessionId} AND seq > ${after} ORDER BY seq LIMIT ${limit}`;
     const [{ n }] = await this.#sql`SELECT count(*) AS n FROM checkpoints
       WHERE tenant_id = ${tenant} AND session_id = ${sessionId}`;
-    return toPage(rows.map(checkpointRow), page.per_page, Number(n), toCheckpoint);
+    const paged = toPage([...rows], page.per_page, Number(n), (r) => r, (r) => Number(r.seq));
+    return { ...paged, items: await this.#checkpoints(tenant, sessionId, paged.items) };
+  }
+}
+
+/** Thrown inside `deleteMessage`'s transaction to roll it back when there was nothing to remove. */
+class NothingRemoved extends Error {}
+
+/** Drives a conversion inside the migration's transaction (`?` placeholders become `$n`). */
+async function convert(tx: postgres.TransactionSql, conversion: Conversion): Promise<void> {
+  const steps = conversion("postgres");
+  let next = steps.next([]);
+  while (!next.done) {
+    let n = 0;
+    const sql = next.value.sql.replace(/\?/g, () => `$${++n}`);
+    // deno-lint-ignore no-explicit-any
+    const rows = await tx.unsafe(sql, next.value.params as any[]);
+    next = steps.next([...rows]);
   }
 }
 

@@ -20,28 +20,32 @@ import type {
 import { type Clock, systemClock } from "../../clock.ts";
 import { errors } from "../errors.ts";
 import { pageWindow, toPage } from "../cursor.ts";
-import { pendingMigrations, SCHEMA_MIGRATIONS_DDL } from "../migrations/mod.ts";
+import { type Conversion, pendingMigrations, SCHEMA_MIGRATIONS_DDL } from "../migrations/mod.ts";
 import {
   type CheckpointRow,
   type MessageRow,
-  newMessageRows,
+  messageValues,
+  newMessages,
   replicaLostMessagePrefix,
-  restoredMessageRows,
   type RunRow,
   type SessionRow,
   toCheckpoint,
+  toCheckpointHead,
   toMessage,
   toRun,
   toSession,
+  visibleAt,
 } from "../records.ts";
-import type {
-  LostRun,
-  NewCheckpoint,
-  NewRun,
-  PageQuery,
-  RunFilter,
-  RunOutcome,
-  Store,
+import {
+  ConversationChanged,
+  type LostRun,
+  type NewRun,
+  type PageQuery,
+  type RunFilter,
+  type RunOutcome,
+  type RunStart,
+  type StepCommit,
+  type Store,
 } from "../types.ts";
 
 /** Options of the SQLite store. */
@@ -60,9 +64,14 @@ const RUN_COLUMNS =
   "seq, run_id, session_id, tenant_id, status, parent_checkpoint_id, checkpoint_id, result, " +
   "interrupt_payload, error, created_at, updated_at";
 const MESSAGE_COLUMNS =
-  "seq, message_id, session_id, run_id, role, content, tool_calls, tool_call_id, created_at";
+  "pos, message_id, session_id, run_id, role, content, tool_calls, tool_call_id, created_at";
 const CHECKPOINT_COLUMNS =
-  "seq, checkpoint_id, session_id, run_id, parent_id, step, state, created_at";
+  "seq, checkpoint_id, session_id, run_id, parent_id, step, state, message_clock, created_at";
+/** The messages of a session's current conversation. */
+const CURRENT = "tenant_id = ? AND session_id = ? AND removed_clock IS NULL";
+/** The messages of a session's conversation at clock `?` (see `visibleAt`). */
+const VISIBLE_AT = "tenant_id = ? AND session_id = ? AND added_clock <= ? AND " +
+  "(removed_clock IS NULL OR removed_clock > ?)";
 const SESSION_COLUMNS = "seq, session_id, metadata, created_at, updated_at";
 
 /** JSON text for a TEXT column; SQL NULL for null or undefined. */
@@ -87,7 +96,7 @@ function sessionRow(r: Row): SessionRow {
 
 function messageRow(r: Row): MessageRow {
   return {
-    seq: r.seq as number,
+    pos: r.pos as number,
     message_id: r.message_id as string,
     session_id: r.session_id as string,
     run_id: r.run_id as string | null,
@@ -125,6 +134,7 @@ function checkpointRow(r: Row): CheckpointRow {
     parent_id: r.parent_id as string | null,
     step: r.step as number,
     state: parse(r.state),
+    message_clock: r.message_clock as number,
     created_at: r.created_at as number,
   };
 }
@@ -193,14 +203,20 @@ export class SqliteStore implements Store {
     }
   }
 
-  /** Bumps the session's `updated_at`; false when the tenant has no such session. */
-  #touchSession(tenant: string, sessionId: string, now: number): boolean {
-    return this.#run(
-      "UPDATE sessions SET updated_at = ? WHERE tenant_id = ? AND session_id = ?",
+  /**
+   * Bumps the session's `updated_at` and moves its message clock on by `ticks`; returns the clock
+   * before the move, or null when the tenant has no such session.
+   */
+  #advance(tenant: string, sessionId: string, ticks: number, now: number): number | null {
+    const row = this.#get(
+      `UPDATE sessions SET updated_at = ?, message_clock = message_clock + ?
+       WHERE tenant_id = ? AND session_id = ? RETURNING message_clock`,
       now,
+      ticks,
       tenant,
       sessionId,
-    ) > 0;
+    );
+    return row ? (row.message_clock as number) - ticks : null;
   }
 
   #requireSession(tenant: string, sessionId: string): void {
@@ -232,6 +248,111 @@ export class SqliteStore implements Store {
     return this.#get(`SELECT ${RUN_COLUMNS} FROM runs WHERE run_id = ?`, runId);
   }
 
+  /**
+   * Appends message records to the conversation at clock ticks `clock + 1`, `clock + 2`, ...
+   * (which are also their places); 409005 when an id is in the current conversation.
+   */
+  #insertMessages(tenant: string, sessionId: string, messages: Message[], clock: number): void {
+    messages.forEach((message, i) => {
+      const m = messageValues(message);
+      if (
+        this.#get(
+          `SELECT 1 AS found FROM messages WHERE ${CURRENT} AND message_id = ?`,
+          tenant,
+          sessionId,
+          m.message_id,
+        )
+      ) {
+        throw errors.messageExists(m.message_id);
+      }
+      this.#run(
+        `INSERT INTO messages (tenant_id, session_id, message_id, run_id, role, content,
+         tool_calls, tool_call_id, created_at, pos, added_clock) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        tenant,
+        sessionId,
+        m.message_id,
+        m.run_id,
+        m.role,
+        JSON.stringify(m.content),
+        json(m.tool_calls),
+        m.tool_call_id,
+        m.created_at,
+        clock + i + 1,
+        clock + i + 1,
+      );
+    });
+  }
+
+  /** The step's messages and checkpoint, inside a write transaction (see `commitStep`). */
+  #commitStep(step: StepCommit, now: number): void {
+    const { tenant_id: tenant, session_id: sessionId } = step;
+    const clock = this.#advance(tenant, sessionId, step.messages.length, now);
+    if (clock === null) throw errors.sessionNotFound(sessionId);
+    this.#requireIdle(tenant, sessionId, step.run_id);
+    this.#insertMessages(tenant, sessionId, step.messages, clock);
+    const checkpoint = step.checkpoint;
+    if (!checkpoint) return;
+    this.#run(
+      `INSERT INTO checkpoints (checkpoint_id, tenant_id, session_id, run_id, parent_id, step,
+       state, message_clock, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      checkpoint.checkpoint_id,
+      tenant,
+      sessionId,
+      step.run_id,
+      checkpoint.parent_id,
+      checkpoint.state.step,
+      JSON.stringify(checkpoint.state),
+      clock + step.messages.length,
+      now,
+    );
+    this.#run(
+      "UPDATE runs SET checkpoint_id = ?, updated_at = ? WHERE run_id = ? AND tenant_id = ?",
+      checkpoint.checkpoint_id,
+      now,
+      step.run_id,
+      tenant,
+    );
+  }
+
+  /** The conversation of a session at clock `mark`, oldest first. */
+  #messagesAt(tenant: string, sessionId: string, mark: number): Message[] {
+    return this.#all(
+      `SELECT ${MESSAGE_COLUMNS} FROM messages WHERE ${VISIBLE_AT} ORDER BY pos`,
+      tenant,
+      sessionId,
+      mark,
+      mark,
+    ).map((r) => toMessage(messageRow(r)));
+  }
+
+  /** Checkpoint records for rows of one session, each with the conversation of its clock. */
+  #checkpoints(tenant: string, sessionId: string, rows: CheckpointRow[]): Checkpoint[] {
+    if (rows.length === 0) return [];
+    const marks = rows.map((r) => r.message_clock);
+    const low = Math.min(...marks);
+    const high = Math.max(...marks);
+    // One read for the page: every row visible at some clock between the lowest and the highest.
+    const candidates = this.#all(
+      `SELECT ${MESSAGE_COLUMNS}, added_clock, removed_clock FROM messages
+       WHERE tenant_id = ? AND session_id = ? AND added_clock <= ?
+       AND (removed_clock IS NULL OR removed_clock > ?) ORDER BY pos`,
+      tenant,
+      sessionId,
+      high,
+      low,
+    ).map((r) => ({
+      message: toMessage(messageRow(r)),
+      added_clock: r.added_clock as number,
+      removed_clock: r.removed_clock as number | null,
+    }));
+    return rows.map((row) =>
+      toCheckpoint(
+        row,
+        candidates.filter((c) => visibleAt(c, row.message_clock)).map((c) => c.message),
+      )
+    );
+  }
+
   migrate(): Promise<void> {
     return attempt(() => {
       // IMMEDIATE: a second process migrating the same file waits here, then sees the versions
@@ -242,13 +363,26 @@ export class SqliteStore implements Store {
           .map((r) => r.version as number);
         for (const migration of pendingMigrations(applied)) {
           for (const statement of migration.sqlite) this.#db.exec(statement);
+          if (migration.convert) this.#convert(migration.convert);
           this.#db.prepare(
             "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)",
           )
             .run(migration.version, migration.name, this.#clock.now());
         }
       });
+      // Statements prepared before a migration may name tables it rebuilt.
+      this.#statements.clear();
     });
+  }
+
+  /** Drives a conversion synchronously: the write lock is held, nothing may await. */
+  #convert(conversion: Conversion): void {
+    const steps = conversion("sqlite");
+    let next = steps.next([]);
+    while (!next.done) {
+      const rows = this.#db.prepare(next.value.sql).all(...next.value.params as SQLInputValue[]);
+      next = steps.next(rows as Row[]);
+    }
   }
 
   ping(): Promise<void> {
@@ -332,49 +466,17 @@ export class SqliteStore implements Store {
 
   // Messages
 
-  #insertMessages(tenant: string, rows: Omit<MessageRow, "seq">[]): void {
-    for (const m of rows) {
-      this.#run(
-        `INSERT INTO messages (tenant_id, session_id, message_id, run_id, role, content,
-         tool_calls, tool_call_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        tenant,
-        m.session_id,
-        m.message_id,
-        m.run_id,
-        m.role,
-        JSON.stringify(m.content),
-        json(m.tool_calls),
-        m.tool_call_id,
-        m.created_at,
-      );
-    }
-  }
-
-  appendMessages(
-    tenant: string,
-    sessionId: string,
-    messages: MessageInput[],
-    runId?: string | null,
-  ): Promise<Message[]> {
+  appendMessages(tenant: string, sessionId: string, inputs: MessageInput[]): Promise<Message[]> {
     return attempt(() => {
       const now = this.#clock.now();
-      const rows = newMessageRows(sessionId, messages, runId ?? null, now);
+      const messages = newMessages(sessionId, inputs, null, now);
       this.#write(() => {
-        if (!this.#touchSession(tenant, sessionId, now)) throw errors.sessionNotFound(sessionId);
-        this.#requireIdle(tenant, sessionId, runId ?? null);
-        for (const m of rows) {
-          const taken = this.#get(
-            `SELECT 1 AS found FROM messages
-             WHERE tenant_id = ? AND session_id = ? AND message_id = ?`,
-            tenant,
-            sessionId,
-            m.message_id,
-          );
-          if (taken) throw errors.messageExists(m.message_id);
-        }
-        this.#insertMessages(tenant, rows);
+        const clock = this.#advance(tenant, sessionId, messages.length, now);
+        if (clock === null) throw errors.sessionNotFound(sessionId);
+        this.#requireIdle(tenant, sessionId, null);
+        this.#insertMessages(tenant, sessionId, messages, clock);
       });
-      return rows.map((m) => toMessage({ ...m, seq: 0 }));
+      return messages;
     });
   }
 
@@ -383,27 +485,26 @@ export class SqliteStore implements Store {
       const { after, limit } = pageWindow(page);
       this.#requireSession(tenant, sessionId);
       const rows = this.#all(
-        `SELECT ${MESSAGE_COLUMNS} FROM messages WHERE tenant_id = ? AND session_id = ? AND seq > ?
-         ORDER BY seq LIMIT ?`,
+        `SELECT ${MESSAGE_COLUMNS} FROM messages WHERE ${CURRENT} AND pos > ?
+         ORDER BY pos LIMIT ?`,
         tenant,
         sessionId,
         after,
         limit,
       ).map(messageRow);
       const count = this.#get(
-        "SELECT count(*) AS n FROM messages WHERE tenant_id = ? AND session_id = ?",
+        `SELECT count(*) AS n FROM messages WHERE ${CURRENT}`,
         tenant,
         sessionId,
       )!;
-      return toPage(rows, page.per_page, count.n as number, toMessage);
+      return toPage(rows, page.per_page, count.n as number, toMessage, (r) => r.pos);
     });
   }
 
   allMessages(tenant: string, sessionId: string): Promise<Message[]> {
     return attempt(() => {
       return this.#all(
-        `SELECT ${MESSAGE_COLUMNS} FROM messages WHERE tenant_id = ? AND session_id = ?
-         ORDER BY seq`,
+        `SELECT ${MESSAGE_COLUMNS} FROM messages WHERE ${CURRENT} ORDER BY pos`,
         tenant,
         sessionId,
       ).map((r) => toMessage(messageRow(r)));
@@ -413,8 +514,7 @@ export class SqliteStore implements Store {
   getMessage(tenant: string, sessionId: string, messageId: string): Promise<Message | null> {
     return attempt(() => {
       const row = this.#get(
-        `SELECT ${MESSAGE_COLUMNS} FROM messages
-         WHERE tenant_id = ? AND session_id = ? AND message_id = ?`,
+        `SELECT ${MESSAGE_COLUMNS} FROM messages WHERE ${CURRENT} AND message_id = ?`,
         tenant,
         sessionId,
         messageId,
@@ -426,31 +526,24 @@ export class SqliteStore implements Store {
   deleteMessage(tenant: string, sessionId: string, messageId: string): Promise<boolean> {
     return attempt(() => {
       return this.#write(() => {
-        this.#requireSession(tenant, sessionId);
+        const clock = this.#advance(tenant, sessionId, 1, this.#clock.now());
+        if (clock === null) throw errors.sessionNotFound(sessionId);
         this.#requireIdle(tenant, sessionId, null);
-        const deleted = this.#run(
-          "DELETE FROM messages WHERE tenant_id = ? AND session_id = ? AND message_id = ?",
+        // The row stays for the checkpoints that saw it; it only leaves the conversation.
+        const removed = this.#run(
+          `UPDATE messages SET removed_clock = ? WHERE ${CURRENT} AND message_id = ?`,
+          clock + 1,
           tenant,
           sessionId,
           messageId,
         ) > 0;
-        if (deleted) this.#touchSession(tenant, sessionId, this.#clock.now());
-        return deleted;
+        // Nothing changed: roll the clock and updated_at back with the transaction.
+        if (!removed) throw new NothingRemoved();
+        return true;
       });
-    });
-  }
-
-  replaceMessages(tenant: string, sessionId: string, messages: Message[]): Promise<void> {
-    return attempt(() => {
-      const now = this.#clock.now();
-      const rows = restoredMessageRows(sessionId, messages, now);
-      this.#write(() => {
-        if (!this.#touchSession(tenant, sessionId, now)) throw errors.sessionNotFound(sessionId);
-        // Deleting everything and inserting the list gives the kept rows fresh `seq` values in list
-        // order, so the conversation order follows the list even where it differs from the old one.
-        this.#run("DELETE FROM messages WHERE tenant_id = ? AND session_id = ?", tenant, sessionId);
-        this.#insertMessages(tenant, rows);
-      });
+    }).catch((error) => {
+      if (error instanceof NothingRemoved) return false;
+      throw error;
     });
   }
 
@@ -459,6 +552,8 @@ export class SqliteStore implements Store {
   createRun(tenant: string, run: NewRun): Promise<Run> {
     return attempt(() => {
       const now = this.#clock.now();
+      const messages = run.messages ?? [];
+      const fork = run.fork_checkpoint_id ?? null;
       const row = this.#write(() => {
         if (run.create_session) {
           this.#run(
@@ -470,15 +565,18 @@ export class SqliteStore implements Store {
             now,
           );
         }
-        if (!this.#touchSession(tenant, run.session_id, now)) {
-          throw errors.sessionNotFound(run.session_id);
+        let clock = this.#advance(tenant, run.session_id, (fork ? 1 : 0) + messages.length, now);
+        if (clock === null) throw errors.sessionNotFound(run.session_id);
+        if (run.expect_clock !== undefined && clock !== run.expect_clock) {
+          throw new ConversationChanged(run.session_id);
         }
         // Run ids are global: another tenant's run with this id is a conflict too.
         if (this.#get("SELECT 1 AS found FROM runs WHERE run_id = ?", run.run_id)) {
           throw errors.runExists(run.run_id);
         }
+        let inserted: Row;
         try {
-          return this.#get(
+          inserted = this.#get(
             `INSERT INTO runs (run_id, tenant_id, session_id, status, parent_checkpoint_id, owner,
              heartbeat_at, created_at, updated_at) VALUES (?, ?, ?, 'running', ?, ?, ?, ?, ?)
              RETURNING ${RUN_COLUMNS}`,
@@ -498,8 +596,98 @@ export class SqliteStore implements Store {
           }
           throw error;
         }
+        if (fork) {
+          clock = this.#restore(tenant, run.session_id, fork, clock + 1);
+        }
+        this.#insertMessages(tenant, run.session_id, messages, clock);
+        return inserted;
       });
       return toRun(runRow(row));
+    });
+  }
+
+  /**
+   * Makes the conversation at checkpoint `checkpointId` the current one, at clock `clock`: current
+   * messages it did not have leave, messages it had that left since come back (as copies in their
+   * old places). Returns `clock`.
+   */
+  #restore(tenant: string, sessionId: string, checkpointId: string, clock: number): number {
+    const found = this.#get(
+      "SELECT message_clock FROM checkpoints WHERE tenant_id = ? AND session_id = ? AND checkpoint_id = ?",
+      tenant,
+      sessionId,
+      checkpointId,
+    );
+    if (!found) throw errors.checkpointNotFound(checkpointId);
+    const mark = found.message_clock as number;
+    this.#run(
+      `UPDATE messages SET removed_clock = ? WHERE ${CURRENT} AND added_clock > ?`,
+      clock,
+      tenant,
+      sessionId,
+      mark,
+    );
+    this.#run(
+      `INSERT INTO messages (tenant_id, session_id, message_id, run_id, role, content, tool_calls,
+       tool_call_id, created_at, pos, added_clock)
+       SELECT tenant_id, session_id, message_id, run_id, role, content, tool_calls, tool_call_id,
+       created_at, pos, ? FROM messages WHERE tenant_id = ? AND session_id = ?
+       AND added_clock <= ? AND removed_clock > ?`,
+      clock,
+      tenant,
+      sessionId,
+      mark,
+      mark,
+    );
+    return clock;
+  }
+
+  readStart(tenant: string, sessionId: string, checkpointId?: string | null): Promise<RunStart> {
+    return attempt(() => {
+      // One read transaction: another process's write cannot land between the three reads.
+      this.#db.exec("BEGIN");
+      try {
+        const session = this.#get(
+          "SELECT message_clock FROM sessions WHERE tenant_id = ? AND session_id = ?",
+          tenant,
+          sessionId,
+        );
+        if (!session) return { clock: null, checkpoint: null, messages: [] };
+        const row = checkpointId
+          ? this.#get(
+            `SELECT ${CHECKPOINT_COLUMNS} FROM checkpoints
+             WHERE tenant_id = ? AND session_id = ? AND checkpoint_id = ?`,
+            tenant,
+            sessionId,
+            checkpointId,
+          )
+          : this.#get(
+            `SELECT ${CHECKPOINT_COLUMNS} FROM checkpoints WHERE tenant_id = ? AND session_id = ?
+             ORDER BY seq DESC LIMIT 1`,
+            tenant,
+            sessionId,
+          );
+        const checkpoint = row ? checkpointRow(row) : null;
+        let messages: Message[];
+        if (checkpointId) {
+          messages = checkpoint
+            ? this.#messagesAt(tenant, sessionId, checkpoint.message_clock)
+            : [];
+        } else {
+          messages = this.#all(
+            `SELECT ${MESSAGE_COLUMNS} FROM messages WHERE ${CURRENT} ORDER BY pos`,
+            tenant,
+            sessionId,
+          ).map((r) => toMessage(messageRow(r)));
+        }
+        return {
+          clock: session.message_clock as number,
+          checkpoint: checkpoint ? toCheckpointHead(checkpoint) : null,
+          messages,
+        };
+      } finally {
+        this.#db.exec("COMMIT");
+      }
     });
   }
 
@@ -561,20 +749,28 @@ export class SqliteStore implements Store {
     });
   }
 
-  finishRun(runId: string, outcome: RunOutcome): Promise<Run> {
+  commitStep(step: StepCommit): Promise<void> {
     return attempt(() => {
-      const row = this.#write(() =>
-        this.#get(
+      this.#write(() => this.#commitStep(step, this.#clock.now()));
+    });
+  }
+
+  finishRun(runId: string, outcome: RunOutcome, last?: StepCommit | null): Promise<Run> {
+    return attempt(() => {
+      const now = this.#clock.now();
+      const row = this.#write(() => {
+        if (last) this.#commitStep(last, now);
+        return this.#get(
           `UPDATE runs SET status = ?, result = ?, interrupt_payload = ?, error = ?, updated_at = ?
            WHERE run_id = ? AND status = 'running' RETURNING ${RUN_COLUMNS}`,
           outcome.status,
           json(outcome.result),
           json(outcome.interrupt_payload),
           json(outcome.error),
-          this.#clock.now(),
+          now,
           runId,
-        ) ?? this.#runById(runId)
-      );
+        ) ?? this.#runById(runId);
+      });
       if (!row) throw errors.runNotFound(runId);
       return toRun(runRow(row));
     });
@@ -658,38 +854,6 @@ export class SqliteStore implements Store {
 
   // Checkpoints
 
-  addCheckpoint(tenant: string, checkpoint: NewCheckpoint): Promise<Checkpoint> {
-    return attempt(() => {
-      const row = this.#write(() => {
-        this.#requireSession(tenant, checkpoint.session_id);
-        const now = this.#clock.now();
-        const inserted = this.#get(
-          `INSERT INTO checkpoints (checkpoint_id, tenant_id, session_id, run_id, parent_id, step,
-           state, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING ${CHECKPOINT_COLUMNS}`,
-          crypto.randomUUID(),
-          tenant,
-          checkpoint.session_id,
-          checkpoint.run_id,
-          checkpoint.parent_id,
-          checkpoint.state.step,
-          JSON.stringify(checkpoint.state),
-          now,
-        )!;
-        if (checkpoint.run_id !== null) {
-          this.#run(
-            "UPDATE runs SET checkpoint_id = ?, updated_at = ? WHERE run_id = ? AND tenant_id = ?",
-            inserted.checkpoint_id as string,
-            now,
-            checkpoint.run_id,
-            tenant,
-          );
-        }
-        return inserted;
-      });
-      return toCheckpoint(checkpointRow(row));
-    });
-  }
-
   getCheckpoint(
     tenant: string,
     sessionId: string,
@@ -703,7 +867,7 @@ export class SqliteStore implements Store {
         sessionId,
         checkpointId,
       );
-      return row ? toCheckpoint(checkpointRow(row)) : null;
+      return row ? this.#checkpoints(tenant, sessionId, [checkpointRow(row)])[0] : null;
     });
   }
 
@@ -715,7 +879,7 @@ export class SqliteStore implements Store {
         tenant,
         sessionId,
       );
-      return row ? toCheckpoint(checkpointRow(row)) : null;
+      return row ? this.#checkpoints(tenant, sessionId, [checkpointRow(row)])[0] : null;
     });
   }
 
@@ -740,10 +904,14 @@ export class SqliteStore implements Store {
         tenant,
         sessionId,
       )!;
-      return toPage(rows, page.per_page, count.n as number, toCheckpoint);
+      const paged = toPage(rows, page.per_page, count.n as number, (r) => r);
+      return { ...paged, items: this.#checkpoints(tenant, sessionId, paged.items) };
     });
   }
 }
+
+/** Thrown inside `deleteMessage`'s transaction to roll it back when there was nothing to remove. */
+class NothingRemoved extends Error {}
 
 /** Opens a SQLite store at `path` (a file or `:memory:`) and runs the migrations. */
 export async function openSqliteStore(options: SqliteStoreOptions): Promise<SqliteStore> {
