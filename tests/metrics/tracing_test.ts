@@ -141,7 +141,7 @@ Deno.test("tracing: a run's spans reach an OTLP receiver with their names, attri
     assert.equal(attr(tool, "agentd.tool.name"), "add");
     assert.equal(attr(tool, "agentd.run_id"), "traced-run");
     assert.equal(typeof attr(tool, "agentd.tool_call_id"), "string");
-    const stores = inRun("agentd.store.appendMessages");
+    const stores = inRun("agentd.store.commitStep");
     assert.ok(stores.length > 0, "store spans are children of the run");
     assert.equal(attr(stores[0], "db.system"), "sqlite");
     assert.ok(
