@@ -352,7 +352,10 @@ const MANIFEST_BLOCKS: BlockSpec = {
     agent: { single: { model: { single: { inference_params: {}, retry: {} } } } },
     runtime: { single: { storage: {}, pubsub: {}, replica: {} } },
     http_server: {
-      single: { protocol: { single: { ag_ui: {}, a2a: {} } }, auth: { labelled: { api_key: {} } } },
+      single: {
+        protocol: { single: { ag_ui: {}, a2a: { labelled: { extension: {} } } } },
+        auth: { labelled: { api_key: {} } },
+      },
     },
   },
   labelled: {

@@ -202,6 +202,24 @@ const protocolBlock = (defaultPath: string) =>
     ),
   }).strict();
 
+/**
+ * An A2A extension the agent supports (`extension "https://..." { ... }` in `a2a {}`), declared in
+ * the Agent Card. agentd interprets none itself: declaring one says the agent follows it.
+ */
+export const A2aExtensionSchema = z.object({
+  description: z.string().optional(),
+  /** A client that does not activate it is refused (ExtensionSupportRequiredError). */
+  required: z.boolean().default(false),
+  /** Extension-specific parameters, shown in the card. */
+  params: z.record(z.string(), z.unknown()).optional(),
+}).strict();
+
+/** The `a2a {}` block: the base path and the extensions the card declares (keyed by URI). */
+const A2aBlockSchema = protocolBlock("/a2a").extend({
+  extension: z.record(z.string().url("an extension is named by its URI"), A2aExtensionSchema)
+    .default({}),
+}).strict();
+
 const API_KEY = z.string().min(16, "an API key must be at least 16 characters");
 
 /** A named API key (`api_key "name" { key = "...", tenant = "..." }`). */
@@ -250,7 +268,7 @@ export const HttpServerSchema = z.object({
   public_url: z.string().url().optional(),
   protocol: z.object({
     ag_ui: protocolBlock("/ag-ui").optional(),
-    a2a: protocolBlock("/a2a").optional(),
+    a2a: A2aBlockSchema.optional(),
   }).strict().prefault({}),
   /** API keys; without this block the server needs none. */
   auth: AuthSchema.optional(),

@@ -13,12 +13,14 @@ const CARD = "/.well-known/agent-card.json";
 /** The add-on for a manifest's `protocol { a2a { path = ... } }` block. */
 export function a2aAddOn(settings: { path: string }): AddOn {
   const basePath = settings.path.replace(/\/+$/, "");
+  // The card changes only with the manifest, i.e. when the server starts (its Last-Modified).
+  const cardModified = new Date();
   return {
     name: "a2a",
     basePath,
-    routes: a2aRoutes(),
+    routes: a2aRoutes(cardModified),
     // The root card, for clients that discover from the host; the base path card stays canonical.
-    ...(basePath === "" ? {} : { rootRoutes: a2aWellKnownRoutes() }),
+    ...(basePath === "" ? {} : { rootRoutes: a2aWellKnownRoutes(cardModified) }),
     publicPaths: [...new Set([CARD, `${basePath}${CARD}`])],
     tag: {
       name: "A2A",

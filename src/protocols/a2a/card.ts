@@ -1,13 +1,20 @@
 /**
  * The Agent Card (A2A v1.0 shape) derived from the manifest: identity and version from the
- * `agent` block, one HTTP+JSON interface at the add-on's absolute base URL, the capabilities we
- * have (streaming yes, push notifications and the extended card no), and skills from the agent's
- * capabilities (or its tools when the manifest declares no capability).
+ * `agent` block, both bindings (JSON-RPC and HTTP+JSON) at the add-on's absolute base URL, the
+ * capabilities we have (streaming yes, push notifications and the extended card no, the
+ * extensions the manifest declares), and skills from the agent's capabilities (or its tools when
+ * the manifest declares no capability).
  */
 import type { Manifest } from "../../config/schema.ts";
 import { authScheme } from "../../http/kit/mod.ts";
 import { INPUT_MODES, OUTPUT_MODES } from "./request.ts";
-import { A2A_BINDING, A2A_VERSION, type AgentCard, type AgentSkill } from "./schemas.ts";
+import {
+  A2A_BINDINGS,
+  A2A_VERSION,
+  type AgentCard,
+  type AgentExtension,
+  type AgentSkill,
+} from "./schemas.ts";
 
 /**
  * The absolute URL of the add-on's base: `http_server.public_url` when set (for proxies),
@@ -64,22 +71,41 @@ export function skills(manifest: Manifest): AgentSkill[] {
   return out;
 }
 
+/** The extensions the manifest declares (`a2a { extension "uri" { ... } }`), in card shape. */
+export function declaredExtensions(manifest: Manifest): AgentExtension[] {
+  const declared = manifest.http_server?.protocol.a2a?.extension ?? {};
+  return Object.entries(declared).map(([uri, ext]) => ({
+    uri,
+    ...(ext.description ? { description: ext.description } : {}),
+    required: ext.required,
+    ...(ext.params ? { params: ext.params } : {}),
+  }));
+}
+
 /**
- * The card. `tenant`, when the caller named one (header or path), goes into the interface, so a
- * client built from this card keeps addressing that tenant (spec: AgentInterface.tenant).
+ * The card. Both bindings are served at the base URL: JSON-RPC by `POST <base>`, HTTP+JSON by the
+ * REST paths under it; JSON-RPC is listed first, as most A2A clients speak it. `tenant`, when the
+ * caller named one (header or path), goes into each interface, so a client built from this card
+ * keeps addressing that tenant (spec: AgentInterface.tenant).
  */
 export function agentCard(manifest: Manifest, url: string, tenant?: string): AgentCard {
+  const binding = (protocolBinding: string) => ({
+    url,
+    protocolBinding,
+    protocolVersion: A2A_VERSION,
+    ...(tenant ? { tenant } : {}),
+  });
   return {
     name: manifest.agent.name,
     description: manifest.agent.description || manifest.agent.name,
     version: manifest.agent.version,
-    supportedInterfaces: [{
-      url,
-      protocolBinding: A2A_BINDING,
-      protocolVersion: A2A_VERSION,
-      ...(tenant ? { tenant } : {}),
-    }],
-    capabilities: { streaming: true, pushNotifications: false, extendedAgentCard: false },
+    supportedInterfaces: [binding(A2A_BINDINGS.jsonRpc), binding(A2A_BINDINGS.rest)],
+    capabilities: {
+      streaming: true,
+      pushNotifications: false,
+      extendedAgentCard: false,
+      extensions: declaredExtensions(manifest),
+    },
     defaultInputModes: [...INPUT_MODES],
     defaultOutputModes: [...OUTPUT_MODES],
     skills: skills(manifest),

@@ -1,10 +1,15 @@
 /**
- * A2A errors on the HTTP+JSON binding (spec §11.6): a `google.rpc.Status` JSON body
- * `{"error": {code, status, message, details}}` whose `details` carry a `google.rpc.ErrorInfo`
- * (`reason` in the `a2a-protocol.org` domain) for A2A-specific errors, so clients tell apart
- * errors that share an HTTP status. Native `ApiError`s raised by shared code are re-shaped here
- * too (ErrorInfo domain `agentd`, the native numeric code in its metadata), so every error of the
- * add-on has one body shape.
+ * A2A errors, one value rendered by either binding:
+ *
+ * - HTTP+JSON (spec §11.6): a `google.rpc.Status` JSON body `{"error": {code, status, message,
+ *   details}}` whose `details` carry a `google.rpc.ErrorInfo` (`reason` in the `a2a-protocol.org`
+ *   domain) for A2A-specific errors, so clients tell apart errors that share an HTTP status;
+ * - JSON-RPC (spec §9.5): `{code, message, data}` with the A2A code of the reason (§5.4) and the
+ *   same `details` as `data` (what `@a2a-js/sdk`'s own server sends).
+ *
+ * Native `ApiError`s raised by shared code are re-shaped here too (ErrorInfo domain `agentd`, the
+ * native numeric code in its metadata and, on JSON-RPC, as the application-defined error code), so
+ * every error of the add-on has one shape per binding.
  */
 import type { ApiError, FieldError } from "../../errors.ts";
 
@@ -24,38 +29,69 @@ export type A2aReason =
   | "PUSH_NOTIFICATION_NOT_SUPPORTED"
   | "UNSUPPORTED_OPERATION"
   | "CONTENT_TYPE_NOT_SUPPORTED"
+  | "EXTENSION_SUPPORT_REQUIRED"
   | "VERSION_NOT_SUPPORTED"
   | "INVALID_PARAMS";
 
-/** HTTP status and `google.rpc.Code` name of each reason (spec §5.4). */
-const REASONS: Record<A2aReason, { http: number; status: string }> = {
-  TASK_NOT_FOUND: { http: 404, status: "NOT_FOUND" },
-  TASK_NOT_CANCELABLE: { http: 400, status: "FAILED_PRECONDITION" },
-  PUSH_NOTIFICATION_NOT_SUPPORTED: { http: 400, status: "FAILED_PRECONDITION" },
-  UNSUPPORTED_OPERATION: { http: 400, status: "FAILED_PRECONDITION" },
-  CONTENT_TYPE_NOT_SUPPORTED: { http: 400, status: "INVALID_ARGUMENT" },
-  VERSION_NOT_SUPPORTED: { http: 400, status: "FAILED_PRECONDITION" },
-  INVALID_PARAMS: { http: 400, status: "INVALID_ARGUMENT" },
+/** JSON-RPC 2.0's own error codes (§5.1 of JSON-RPC; spec §9.5). */
+export const JSON_RPC = {
+  PARSE_ERROR: -32700,
+  INVALID_REQUEST: -32600,
+  METHOD_NOT_FOUND: -32601,
+  INVALID_PARAMS: -32602,
+  INTERNAL_ERROR: -32603,
+} as const;
+
+/**
+ * HTTP status, `google.rpc.Code` name and JSON-RPC code of each reason (spec §5.4). Where A2A
+ * 1.0.0 and 1.0.1 differ (TaskNotCancelable 409 → 400, ContentTypeNotSupported 415 → 400) we
+ * answer 1.0.1's 400, as `@a2a-js/sdk` 1.3.0 does; the JSON-RPC codes are the same in both.
+ */
+const REASONS: Record<A2aReason, { http: number; status: string; jsonRpc: number }> = {
+  TASK_NOT_FOUND: { http: 404, status: "NOT_FOUND", jsonRpc: -32001 },
+  TASK_NOT_CANCELABLE: { http: 400, status: "FAILED_PRECONDITION", jsonRpc: -32002 },
+  PUSH_NOTIFICATION_NOT_SUPPORTED: { http: 400, status: "FAILED_PRECONDITION", jsonRpc: -32003 },
+  UNSUPPORTED_OPERATION: { http: 400, status: "FAILED_PRECONDITION", jsonRpc: -32004 },
+  CONTENT_TYPE_NOT_SUPPORTED: { http: 400, status: "INVALID_ARGUMENT", jsonRpc: -32005 },
+  EXTENSION_SUPPORT_REQUIRED: { http: 400, status: "FAILED_PRECONDITION", jsonRpc: -32008 },
+  VERSION_NOT_SUPPORTED: { http: 400, status: "FAILED_PRECONDITION", jsonRpc: -32009 },
+  INVALID_PARAMS: { http: 400, status: "INVALID_ARGUMENT", jsonRpc: JSON_RPC.INVALID_PARAMS },
 };
 
 /** One `details` entry (ProtoJSON `Any`). */
 export type ErrorDetail = { "@type": string } & Record<string, unknown>;
 
-/** An error of the A2A add-on, rendered as a `google.rpc.Status` body. */
+/** A JSON-RPC error object. */
+export interface JsonRpcError {
+  code: number;
+  message: string;
+  data?: unknown;
+}
+
+/** An error of the A2A add-on, rendered as a `google.rpc.Status` body or a JSON-RPC error. */
 export class A2aError extends Error {
-  /** HTTP status. */
+  /** HTTP status (HTTP+JSON binding). */
   readonly status: number;
   /** `google.rpc.Code` name (`NOT_FOUND`, `FAILED_PRECONDITION`, ...). */
   readonly rpcStatus: string;
-  /** `details` of the body. */
+  /** `details` of the body (`data` on JSON-RPC). */
   readonly details: ErrorDetail[];
+  /** The JSON-RPC error code (JSON-RPC binding). */
+  readonly jsonRpcCode: number;
 
-  constructor(status: number, rpcStatus: string, message: string, details: ErrorDetail[]) {
+  constructor(
+    status: number,
+    rpcStatus: string,
+    message: string,
+    details: ErrorDetail[],
+    jsonRpcCode: number,
+  ) {
     super(message);
     this.name = "A2aError";
     this.status = status;
     this.rpcStatus = rpcStatus;
     this.details = details;
+    this.jsonRpcCode = jsonRpcCode;
   }
 
   /** An A2A-specific error: ErrorInfo in the A2A domain; metadata values become strings. */
@@ -65,11 +101,11 @@ export class A2aError extends Error {
     metadata: Record<string, unknown> = {},
     extra: ErrorDetail[] = [],
   ): A2aError {
-    const { http, status } = REASONS[reason];
+    const { http, status, jsonRpc } = REASONS[reason];
     return new A2aError(http, status, message, [
       errorInfo(reason, A2A_ERROR_DOMAIN, metadata),
       ...extra,
-    ]);
+    ], jsonRpc);
   }
 
   /** The `ErrorInfo.reason`, when the error has one. */
@@ -78,7 +114,12 @@ export class A2aError extends Error {
     return info?.reason as string | undefined;
   }
 
-  /** The JSON body. */
+  /** The JSON-RPC error object: the A2A code, the message, the details as `data`. */
+  toJsonRpc(): JsonRpcError {
+    return { code: this.jsonRpcCode, message: this.message, data: this.details };
+  }
+
+  /** The HTTP+JSON body. */
   toBody(): { error: { code: number; status: string; message: string; details: ErrorDetail[] } } {
     return {
       error: {
@@ -135,17 +176,37 @@ export const a2aErrors = {
       {},
       fields.length > 0 ? [{ "@type": BAD_REQUEST_TYPE, fieldViolations: fields }] : [],
     ),
+  /** A required extension of the card the request does not activate. */
+  extensionRequired: (missing: readonly string[]) =>
+    A2aError.of(
+      "EXTENSION_SUPPORT_REQUIRED",
+      `this agent requires the extension${missing.length > 1 ? "s" : ""} ${missing.join(", ")}; ` +
+        `activate ${missing.length > 1 ? "them" : "it"} with the A2A-Extensions header`,
+      { extensions: missing.join(",") },
+    ),
   /** A path under the base that is no A2A operation. */
   noRoute: (method: string, path: string) =>
     new A2aError(404, "NOT_FOUND", `no A2A operation at ${method} ${path}`, [
       errorInfo("NO_ROUTE", AGENTD_ERROR_DOMAIN, { method, path }),
-    ]),
+    ], JSON_RPC.METHOD_NOT_FOUND),
   /** An A2A operation path with another method than the one it serves. */
   methodNotAllowed: (method: string, path: string) =>
     new A2aError(405, "UNIMPLEMENTED", `method ${method} is not allowed on ${path}`, [
       errorInfo("METHOD_NOT_ALLOWED", AGENTD_ERROR_DOMAIN, { method, path }),
-    ]),
+    ], JSON_RPC.METHOD_NOT_FOUND),
+  /** A JSON-RPC envelope error (parse error, invalid request, unknown method). */
+  jsonRpc: (code: number, message: string, metadata: Record<string, unknown> = {}) =>
+    new A2aError(400, "INVALID_ARGUMENT", message, [
+      errorInfo(JSON_RPC_REASONS[code] ?? "INVALID_REQUEST", AGENTD_ERROR_DOMAIN, metadata),
+    ], code),
 } as const;
+
+/** ErrorInfo reasons of JSON-RPC's own errors (domain `agentd`: A2A names none). */
+const JSON_RPC_REASONS: Record<number, string> = {
+  [JSON_RPC.PARSE_ERROR]: "PARSE_ERROR",
+  [JSON_RPC.INVALID_REQUEST]: "INVALID_REQUEST",
+  [JSON_RPC.METHOD_NOT_FOUND]: "METHOD_NOT_FOUND",
+};
 
 /** Field violations of a native validation error, one per failing rule. */
 export function fieldViolations(fields: FieldError[]): { field: string; description: string }[] {
@@ -199,7 +260,10 @@ export function fromApiError(err: ApiError): A2aError {
       ],
     );
   }
+  // On JSON-RPC the native code is the (application-defined) error code; an internal error is
+  // JSON-RPC's own.
+  const jsonRpc = err.status === 500 ? JSON_RPC.INTERNAL_ERROR : err.code;
   return new A2aError(err.status, rpcStatusOf(err), err.message, [
     errorInfo(`AGENTD_${err.code}`, AGENTD_ERROR_DOMAIN, { code: String(err.code) }),
-  ]);
+  ], jsonRpc);
 }

@@ -1,13 +1,16 @@
 /**
- * The A2A operations over the run service: send (blocking or not), stream, get, cancel,
- * subscribe. A task is a native run and a context a session, so nothing here stores anything of
- * its own; every request becomes the run-service call the native API makes, and every read of a
- * task or a context is a run-service read.
+ * The A2A operations over the run service, shared by both bindings (JSON-RPC and HTTP+JSON): send
+ * (blocking or not), stream, get, cancel, subscribe. A task is a native run and a context a
+ * session, so nothing here stores anything of its own; every request becomes the run-service call
+ * the native API makes, and every read of a task or a context is a run-service read. The bindings
+ * only decode requests into these calls and encode what they return (or throw).
  */
 import type { MessageInput as NativeMessageInput, Run, RunRequest } from "../../api/schemas.ts";
-import type { AppServices } from "../../http/kit/mod.ts";
 import type { EndNotice, RunEvent } from "../../engine/events.ts";
 import { ApiError } from "../../errors.ts";
+import { apiErrorOf } from "../../http/kit/mod.ts";
+import type { A2aCall } from "./call.ts";
+import { declaredExtensions } from "./card.ts";
 import { encodeRunEvents, submittedTask } from "./encoder.ts";
 import { a2aErrors } from "./errors.ts";
 import {
@@ -23,15 +26,16 @@ import {
   userInput,
 } from "./request.ts";
 import type { SessionState } from "../../runs/reads.ts";
-import type { SendMessageRequest, StreamResponse, Task } from "./schemas.ts";
+import type {
+  MessageInput,
+  SendMessageRequest,
+  StreamResponse,
+  Task,
+} from "./schemas.ts";
 import { buildTask, type TaskViewOptions } from "./task.ts";
 import { ClientIdSchema } from "../../api/schemas.ts";
 
-/** Who asks: the app's services and the resolved tenant. */
-export interface A2aCall {
-  services: AppServices;
-  tenant: string;
-}
+export type { A2aCall } from "./call.ts";
 
 /** A send request mapped onto a run request, ready to start. */
 export interface PreparedSend {
@@ -39,6 +43,8 @@ export interface PreparedSend {
   modes: OutputModes;
   historyLength?: number | null;
   returnImmediately: boolean;
+  /** The extensions of the request the agent supports (echoed in `A2A-Extensions`). */
+  activated: string[];
 }
 
 /**
@@ -52,11 +58,8 @@ export async function prepareSend(call: A2aCall, body: SendMessageRequest): Prom
   const configuration = body.configuration ?? {};
   checkRole(message);
   checkParts(message.parts);
-  if (message.extensions && message.extensions.length > 0) {
-    throw a2aErrors.unsupported("A2A extensions are not supported by this agent", {
-      extensions: message.extensions.join(","),
-    });
-  }
+  checkMessageId(message.messageId);
+  const activated = activateExtensions(call, message);
   if (
     (configuration.taskPushNotificationConfig ?? null) !== null ||
     (configuration.pushNotificationConfig ?? null) !== null
@@ -70,6 +73,7 @@ export async function prepareSend(call: A2aCall, body: SendMessageRequest): Prom
     modes,
     historyLength: configuration.historyLength,
     returnImmediately: configuration.returnImmediately ?? false,
+    activated,
   };
   const withTools = tools.length > 0 ? { tools } : {};
 
@@ -115,8 +119,9 @@ export async function prepareSend(call: A2aCall, body: SendMessageRequest): Prom
   const session = sessionId ?? crypto.randomUUID();
   let context: Record<string, unknown> | undefined;
   if (input.data.length > 0) context = mergedContext(state?.context ?? null, input.data);
+  assertNewMessageId(state, message.messageId);
   const userMessage: NativeMessageInput = {
-    message_id: nativeMessageId(state, message.messageId),
+    message_id: message.messageId,
     role: "user",
     content: input.content,
   };
@@ -133,13 +138,46 @@ export async function prepareSend(call: A2aCall, body: SendMessageRequest): Prom
 }
 
 /**
- * The A2A `messageId` as the native message id when the native API can take it (an id it
- * accepts, not yet used in the session), so history shows the client's id; a fresh one otherwise.
+ * Extensions (spec §4.6): those the request names (`A2A-Extensions`, `message.extensions`) that
+ * the card declares are activated; others are ignored. A required one the request does not name
+ * is ExtensionSupportRequiredError.
  */
-function nativeMessageId(session: SessionState | null, messageId: string): string {
-  if (!ClientIdSchema.safeParse(messageId).success) return crypto.randomUUID();
-  if (session?.messages.some((m) => m.message_id === messageId)) return crypto.randomUUID();
-  return messageId;
+function activateExtensions(call: A2aCall, message: MessageInput): string[] {
+  const declared = declaredExtensions(call.services.config.manifest);
+  const requested = new Set([...call.extensions, ...(message.extensions ?? [])]);
+  const missing = declared.filter((e) => e.required && !requested.has(e.uri)).map((e) => e.uri);
+  if (missing.length > 0) throw a2aErrors.extensionRequired(missing);
+  return declared.filter((e) => requested.has(e.uri)).map((e) => e.uri);
+}
+
+/**
+ * A `messageId` is kept as sent: it becomes the native message id, so it must be one the native
+ * API takes (a UUID always is).
+ */
+function checkMessageId(messageId: string): void {
+  const parsed = ClientIdSchema.safeParse(messageId);
+  if (!parsed.success) {
+    throw a2aErrors.invalid(`messageId '${messageId}' cannot be used by this agent`, [{
+      field: "message.messageId",
+      description: `${
+        parsed.error.issues[0]?.message ?? "invalid"
+      } (1 to 128 characters; a UUID fits)`,
+    }]);
+  }
+}
+
+/** A `messageId` already sent in the context is refused, never renamed. */
+function assertNewMessageId(session: SessionState | null, messageId: string): void {
+  const sent = session?.messages.find((m) => m.message_id === messageId);
+  if (sent) throw duplicateMessageId(messageId, sent.run_id);
+}
+
+function duplicateMessageId(messageId: string, taskId?: string | null) {
+  return a2aErrors.invalid(
+    `messageId '${messageId}' was already sent in this context` +
+      (taskId ? ` (task '${taskId}')` : "") + `; every message needs a new id`,
+    [{ field: "message.messageId", description: "already used in this context" }],
+  );
 }
 
 /**
@@ -196,13 +234,12 @@ export async function getTask(
  * input-required, with `returnImmediately` at once (the task is then working).
  */
 export async function sendMessage(call: A2aCall, prepared: PreparedSend): Promise<Task> {
-  const { runs } = call.services;
   const view = { historyLength: prepared.historyLength, modes: prepared.modes };
   if (prepared.returnImmediately) {
-    const started = await runs.start(call.tenant, prepared.request, false);
+    const started = await startRun(call, prepared, false);
     return await getTask(call, started.run_id, view);
   }
-  const started = await runs.start(call.tenant, prepared.request, true);
+  const started = await startRun(call, prepared, true);
   // The run service persists the outcome before it delivers `run_finished`, so once the events
   // end the record is final.
   for await (const _ of started.events!) { /* drain */ }
@@ -219,7 +256,7 @@ export async function streamMessage(
   prepared: PreparedSend,
 ): Promise<AsyncIterable<StreamResponse>> {
   const submittedAt = new Date().toISOString();
-  const started = await call.services.runs.start(call.tenant, prepared.request, true);
+  const started = await startRun(call, prepared, true);
   const ids = { taskId: started.run_id, contextId: started.session_id };
   return (async function* () {
     yield submittedTask(ids.taskId, ids.contextId, submittedAt);
@@ -228,6 +265,32 @@ export async function streamMessage(
       modes: prepared.modes,
     });
   })();
+}
+
+/**
+ * Starts the run of a send. A context whose task is working takes no second one at the same time
+ * (natively 409003): A2A has no such state, so it is UnsupportedOperationError naming the context;
+ * a `messageId` the context already has (natively 409005, found meanwhile) is InvalidParams.
+ */
+async function startRun(call: A2aCall, prepared: PreparedSend, attached: boolean) {
+  try {
+    return await call.services.runs.start(call.tenant, prepared.request, attached);
+  } catch (err) {
+    const known = apiErrorOf(err);
+    const contextId = prepared.request.session_id;
+    if (known?.code === 409003) {
+      throw a2aErrors.unsupported(
+        `context '${contextId}' has a working task; this agent works on one task of a context ` +
+          `at a time: send again once it is no longer working, or cancel it`,
+        { contextId, state: "TASK_STATE_WORKING" },
+      );
+    }
+    if (known?.code === 409005) {
+      const id = prepared.request.messages[0]?.message_id ?? "";
+      throw duplicateMessageId(id);
+    }
+    throw err;
+  }
 }
 
 /**

@@ -56,10 +56,13 @@ export function outputModes(accepted: readonly string[] | null | undefined): Out
   return modes;
 }
 
-/** The one content member a part carries, or an error naming what is wrong with it. */
+/**
+ * The one content member a part carries, or what is wrong with it. `data` is any JSON value, so a
+ * `data` member holding `null` counts; the others count when set.
+ */
 function partKind(part: PartInput): "text" | "data" | "raw" | "url" | "none" | "several" {
   const present = (["text", "raw", "url", "data"] as const).filter((k) =>
-    part[k] !== undefined && part[k] !== null
+    k === "data" ? Object.hasOwn(part, "data") : part[k] !== undefined && part[k] !== null
   );
   if (present.length === 0) return "none";
   if (present.length > 1) return "several";
@@ -93,31 +96,29 @@ export function checkParts(parts: readonly PartInput[]): void {
 export interface UserInput {
   /** Native content: text parts as `text`, data parts as `data`, in order. */
   content: NativePart[];
-  /** The JSON objects of the data parts, merged into the run's context in order. */
+  /** The data parts holding JSON objects, merged into the run's context in order. */
   data: Record<string, unknown>[];
 }
 
 /**
  * Maps a message's parts (already checked) to native content and structured input. A data part
- * must hold a JSON object: it is merged into the context, and a bare value has no key to go under.
+ * holds any JSON value (A2A 1.0: `google.protobuf.Value`) and stays on the message as a native
+ * `data` part (the model reads it as JSON); an object is also merged into the context, as its keys
+ * say where it goes. Arrays, strings, numbers, booleans and null have no key: the message alone
+ * carries them.
  */
 export function userInput(message: MessageInput): UserInput {
   const content: NativePart[] = [];
   const data: Record<string, unknown>[] = [];
-  message.parts.forEach((part, i) => {
-    if (part.text !== undefined) {
+  for (const part of message.parts) {
+    if (part.text !== undefined && part.text !== null) {
       content.push({ type: "text", value: part.text });
-      return;
+      continue;
     }
-    if (!isObject(part.data)) {
-      throw a2aErrors.invalid("a data part must hold a JSON object", [{
-        field: `message.parts.${i}.data`,
-        description: "must be a JSON object (it is merged into the agent's context)",
-      }]);
-    }
-    content.push({ type: "data", value: part.data });
-    data.push(part.data);
-  });
+    const value = part.data ?? null;
+    content.push({ type: "data", value });
+    if (isObject(value)) data.push(value);
+  }
   return { content, data };
 }
 
@@ -228,7 +229,7 @@ export function resumeAnswers(
   pending: readonly PendingCall[],
   message: MessageInput,
 ): ResumePayload {
-  const dataParts = message.parts.filter((p) => p.data !== undefined && p.data !== null);
+  const dataParts = message.parts.filter((p) => Object.hasOwn(p, "data"));
   const text = message.parts.map((p) => p.text ?? "").join("").trim();
 
   for (const part of dataParts) {

@@ -1,8 +1,10 @@
 /**
- * HTTP routes of the A2A add-on (HTTP+JSON binding, spec §11), mounted under `protocol.a2a.path`:
+ * HTTP routes of the A2A add-on, mounted under `protocol.a2a.path`: the JSON-RPC binding at the
+ * base itself (./jsonrpc.ts) and the HTTP+JSON binding (spec §11) under it:
  *
  * | method | path (also under `/{tenant}`)          | operation                                |
  * | ------ | -------------------------------------- | ---------------------------------------- |
+ * | POST   | `/` (the base; no tenant prefix)       | JSON-RPC 2.0 (every method)              |
  * | GET    | `/.well-known/agent-card.json`         | Agent Card (no tenant prefix)            |
  * | POST   | `/message:send`                        | send a message                           |
  * | POST   | `/message:stream`                      | send a message, SSE updates              |
@@ -19,7 +21,6 @@ import { type Context, Hono } from "hono";
 import {
   apiErrorOf,
   type AppEnv,
-  assertTenantAllowed,
   bodyLimit,
   keepaliveMs,
   readJson,
@@ -27,12 +28,12 @@ import {
   sseResponse,
   validate,
 } from "../../http/kit/mod.ts";
-import { ClientIdSchema } from "../../api/schemas.ts";
 import { errors } from "../../errors.ts";
-import { agentCard, baseUrl } from "./card.ts";
+import { type A2aCall, callOf as resolveCall, checkVersion, extensionHeader } from "./call.ts";
+import { CARD_PATH, cardHandler } from "./discovery.ts";
 import { A2aError, a2aErrors, fromApiError } from "./errors.ts";
+import { jsonRpcHandler } from "./jsonrpc.ts";
 import {
-  type A2aCall,
   cancelTask,
   getTask,
   prepareSend,
@@ -41,7 +42,6 @@ import {
   subscribeTask,
 } from "./operations.ts";
 import {
-  A2A_VERSION,
   CancelTaskRequestSchema,
   SendMessageRequestSchema,
   type StreamResponse,
@@ -52,10 +52,11 @@ type Ctx = Context<AppEnv>;
 /** The A2A media type the binding prefers (spec §11.1); we answer it to clients that ask. */
 const A2A_JSON = "application/a2a+json";
 
-/** Routes of the A2A add-on, mounted under its base path. */
-export function a2aRoutes(): Hono<AppEnv> {
+/** Routes of the A2A add-on, mounted under its base path; the card was built at `cardModified`. */
+export function a2aRoutes(cardModified: Date): Hono<AppEnv> {
   const r = new Hono<AppEnv>();
-  r.get("/.well-known/agent-card.json", cardHandler);
+  r.get(CARD_PATH, cardHandler(cardModified));
+  r.post("/", jsonRpcHandler);
   const ops = operationRoutes();
   r.route("/", ops);
   // The spec's tenant path prefix (`/{tenant}/message:send`, ...), as the SDK's REST client sends.
@@ -64,6 +65,8 @@ export function a2aRoutes(): Hono<AppEnv> {
     // Mounted at the root, everything would land here: leave what is not ours to the app.
     if (basePath(c) === "") return c.notFound();
     const rest = relativePath(c);
+    // `<base>/` is the JSON-RPC endpoint too (a client configured with the trailing slash).
+    if (rest === "/" && c.req.method === "POST") return jsonRpcHandler(c);
     const allowed = allowedMethods(rest);
     if (allowed.length > 0) {
       c.header("allow", allowed.join(", "));
@@ -79,19 +82,11 @@ export function a2aRoutes(): Hono<AppEnv> {
  * The Agent Card alone, for the root `/.well-known/agent-card.json` (where A2A clients look for
  * it first), to be mounted at `/` by the app when the add-on is on.
  */
-export function a2aWellKnownRoutes(): Hono<AppEnv> {
+export function a2aWellKnownRoutes(cardModified: Date): Hono<AppEnv> {
   const r = new Hono<AppEnv>();
-  r.get("/.well-known/agent-card.json", cardHandler);
+  r.get(CARD_PATH, cardHandler(cardModified));
   r.onError((err, c) => errorResponse(c, err));
   return r;
-}
-
-function cardHandler(c: Ctx): Response {
-  const { config } = c.get("services");
-  const manifest = config.manifest;
-  const tenant = c.req.header("x-tenant-id");
-  c.header("vary", "x-tenant-id");
-  return c.json(agentCard(manifest, baseUrl(manifest, c.req.url), tenant));
 }
 
 /** The operations, relative to the base (mounted with and without the tenant prefix). */
@@ -102,8 +97,9 @@ function operationRoutes(): Hono<AppEnv> {
     checkServiceParameters(c);
     const body = validate(SendMessageRequestSchema, await readJson(c, bodyLimit(c)));
     const call = callOf(c, body.tenant);
-    const task = await sendMessage(call, await prepareSend(call, body));
-    return ok(c, { task });
+    const prepared = await prepareSend(call, body);
+    const task = await sendMessage(call, prepared);
+    return ok(c, { task }, extensionHeader(prepared.activated));
   });
 
   r.post("/message:stream", async (c) => {
@@ -114,7 +110,10 @@ function operationRoutes(): Hono<AppEnv> {
     // Started before the response, so a refused request is a JSON error, not a broken stream.
     const updates = await streamMessage(call, prepared);
     // No `onClientGone`: a client that drops the stream does not cancel the task.
-    return sseResponse(frames(updates), { keepaliveMs: keepaliveMs(c) });
+    return sseResponse(frames(updates), {
+      keepaliveMs: keepaliveMs(c),
+      headers: extensionHeader(prepared.activated),
+    });
   });
 
   r.get("/tasks", (c) => {
@@ -183,58 +182,15 @@ function operationRoutes(): Hono<AppEnv> {
   return r;
 }
 
-/**
- * Service parameters (spec §3.2.6): `A2A-Version` (header or query) must be 1.0 when given (an
- * absent one is taken as 1.0, the only version served); `A2A-Extensions` must be empty, as no
- * extension is supported.
- */
+/** Service parameters (spec §3.2.6): `A2A-Version` must be 1.0 when given. */
 function checkServiceParameters(c: Ctx): void {
-  const version = c.req.header("a2a-version") ?? c.req.query("A2A-Version");
-  if (version !== undefined && version.trim() !== "") {
-    const [major, minor = "0"] = version.trim().split(".");
-    if (`${Number(major)}.${Number(minor)}` !== A2A_VERSION) {
-      throw a2aErrors.version(version.trim(), A2A_VERSION);
-    }
-  }
-  const extensions = c.req.header("a2a-extensions") ?? c.req.header("x-a2a-extensions");
-  if (extensions !== undefined && extensions.trim() !== "") {
-    throw a2aErrors.unsupported("A2A extensions are not supported by this agent", {
-      extensions: extensions.trim(),
-    });
-  }
+  checkVersion(c);
 }
 
-/**
- * The tenant of a call: the `/{tenant}` path prefix, the body's `tenant` and the `X-Tenant-ID`
- * header, which must agree when several are given; none gives the manifest's default tenant.
- */
+/** The call of a request: the `/{tenant}` path prefix, the body's `tenant`, `X-Tenant-ID`. */
 function callOf(c: Ctx, bodyTenant?: string | null): A2aCall {
-  const named: [string, string][] = [];
   const path = c.req.param("tenant" as never) as string | undefined;
-  if (path !== undefined) named.push(["the path", path]);
-  if (bodyTenant) named.push(["the body's tenant", bodyTenant]);
-  const header = c.req.header("x-tenant-id");
-  if (header !== undefined) named.push(["X-Tenant-ID", header]);
-  for (const [where, value] of named) {
-    const parsed = ClientIdSchema.safeParse(value);
-    if (!parsed.success) {
-      throw a2aErrors.invalid(`invalid tenant '${value}' in ${where}`, [{
-        field: "tenant",
-        description: parsed.error.issues[0]?.message ?? "invalid",
-      }]);
-    }
-  }
-  const distinct = new Set(named.map(([, v]) => v));
-  if (distinct.size > 1) {
-    throw a2aErrors.invalid(
-      `conflicting tenants: ${named.map(([w, v]) => `${w} says '${v}'`).join(", ")}`,
-      [{ field: "tenant", description: "the tenant is named differently in several places" }],
-    );
-  }
-  const tenant = named.length > 0 ? named[0][1] : c.get("tenant");
-  // A tenant-bound API key may not reach another tenant through the path or the body (403001).
-  assertTenantAllowed(c.get("apiKey"), tenant);
-  return { services: c.get("services"), tenant };
+  return resolveCall(c, [["the path", path], ["the body's tenant", bodyTenant]]);
 }
 
 /** `historyLength` of a task read: a non-negative integer, or unset. */
@@ -265,10 +221,10 @@ async function optionalJson(c: Ctx): Promise<unknown> {
 }
 
 /** A JSON success response, as `application/a2a+json` to clients that accept it. */
-function ok(c: Ctx, body: unknown): Response {
+function ok(c: Ctx, body: unknown, headers: Record<string, string> = {}): Response {
   const accept = c.req.header("accept") ?? "";
   const type = accept.toLowerCase().includes(A2A_JSON) ? A2A_JSON : "application/json";
-  return c.body(JSON.stringify(body), 200, { "content-type": type });
+  return c.body(JSON.stringify(body), 200, { ...headers, "content-type": type });
 }
 
 /** An error as the A2A body (`application/json`); unexpected ones are logged and hidden. */
@@ -305,6 +261,7 @@ function relativePath(c: Ctx): string {
 }
 
 const OPERATIONS: [string, RegExp][] = [
+  ["POST", /^\/$/],
   ["GET", /^\/\.well-known\/agent-card\.json$/],
   ["POST", /^(\/[^/]+)?\/message:(send|stream)$/],
   ["GET", /^(\/[^/]+)?\/tasks$/],

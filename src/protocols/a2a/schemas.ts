@@ -9,8 +9,8 @@ import { z } from "zod";
 /** The A2A protocol version this interface speaks (`Major.Minor`, spec §3.6). */
 export const A2A_VERSION = "1.0";
 
-/** The protocol binding name advertised in the Agent Card. */
-export const A2A_BINDING = "HTTP+JSON";
+/** The protocol binding names advertised in the Agent Card (both served under the base path). */
+export const A2A_BINDINGS = { jsonRpc: "JSONRPC", rest: "HTTP+JSON" } as const;
 
 /** Task lifecycle states (ProtoJSON enum names). */
 export type TaskState =
@@ -88,6 +88,54 @@ export const CancelTaskRequestSchema = z.object({
   metadata: Metadata.nullish(),
 });
 
+/** Task states as a request names them: the ProtoJSON name or, as ProtoJSON parsers accept, its number. */
+const TASK_STATES = [
+  "TASK_STATE_UNSPECIFIED",
+  "TASK_STATE_SUBMITTED",
+  "TASK_STATE_WORKING",
+  "TASK_STATE_COMPLETED",
+  "TASK_STATE_FAILED",
+  "TASK_STATE_CANCELED",
+  "TASK_STATE_INPUT_REQUIRED",
+  "TASK_STATE_REJECTED",
+  "TASK_STATE_AUTH_REQUIRED",
+] as const;
+const TaskStateInput = z.union([
+  z.enum(TASK_STATES),
+  z.number().int().min(0).max(TASK_STATES.length - 1).transform((n) => TASK_STATES[n]),
+]);
+
+/** `GetTaskRequest` (JSON-RPC params; on HTTP+JSON the path and query). */
+export const GetTaskRequestSchema = z.object({
+  tenant: z.string().nullish(),
+  id: z.string().min(1),
+  historyLength: z.number().int().min(0).nullish(),
+});
+
+/** `SubscribeToTaskRequest` (JSON-RPC params; on HTTP+JSON the path and an optional body). */
+export const SubscribeToTaskRequestSchema = z.object({
+  tenant: z.string().nullish(),
+  id: z.string().min(1),
+});
+
+/** Most tasks a ListTasks page holds, and how many without `pageSize` (proto comments). */
+export const LIST_PAGE_SIZE = { min: 1, max: 100, default: 50 } as const;
+
+/** `ListTasksRequest` (JSON-RPC params; on HTTP+JSON the query string). */
+export const ListTasksRequestSchema = z.object({
+  tenant: z.string().nullish(),
+  contextId: z.string().nullish(),
+  status: TaskStateInput.nullish(),
+  pageSize: z.number().int().min(LIST_PAGE_SIZE.min).max(LIST_PAGE_SIZE.max).nullish(),
+  pageToken: z.string().nullish(),
+  historyLength: z.number().int().min(0).nullish(),
+  /** ISO 8601; tasks whose status changed at or after it. */
+  statusTimestampAfter: z.string().refine((t) => !Number.isNaN(Date.parse(t)), {
+    message: "must be an ISO 8601 timestamp such as 2026-01-01T00:00:00Z",
+  }).nullish(),
+  includeArtifacts: z.boolean().nullish(),
+});
+
 /** A validated part. */
 export type PartInput = z.infer<typeof PartInputSchema>;
 /** A validated incoming message. */
@@ -96,6 +144,10 @@ export type MessageInput = z.infer<typeof MessageInputSchema>;
 export type SendConfiguration = z.infer<typeof SendConfigurationSchema>;
 /** A validated `SendMessageRequest`. */
 export type SendMessageRequest = z.infer<typeof SendMessageRequestSchema>;
+/** A validated `GetTaskRequest`. */
+export type GetTaskRequest = z.infer<typeof GetTaskRequestSchema>;
+/** A validated `ListTasksRequest`. */
+export type ListTasksRequest = z.infer<typeof ListTasksRequestSchema>;
 
 /** A content part as we send it. */
 export interface Part {
@@ -142,6 +194,15 @@ export interface Task {
   metadata?: Record<string, unknown>;
 }
 
+/** `ListTasksResponse`. */
+export interface ListTasksResponse {
+  tasks: Task[];
+  /** Empty on the last page (spec: always present). */
+  nextPageToken: string;
+  pageSize: number;
+  totalSize: number;
+}
+
 /** `TaskStatusUpdateEvent`. */
 export interface TaskStatusUpdateEvent {
   taskId: string;
@@ -186,6 +247,14 @@ export interface AgentSkill {
   outputModes?: string[];
 }
 
+/** `AgentExtension`: an extension the agent supports. */
+export interface AgentExtension {
+  uri: string;
+  description?: string;
+  required: boolean;
+  params?: Record<string, unknown>;
+}
+
 /** `AgentCard` (the fields we fill). */
 export interface AgentCard {
   name: string;
@@ -196,6 +265,7 @@ export interface AgentCard {
     streaming: boolean;
     pushNotifications: boolean;
     extendedAgentCard: boolean;
+    extensions: AgentExtension[];
   };
   defaultInputModes: string[];
   defaultOutputModes: string[];

@@ -199,6 +199,7 @@ async function mainSuite(tt: Deno.TestContext, store: StoreKind): Promise<void> 
     assert.deepEqual(
       card.supportedInterfaces.map((i) => [i.url, i.protocolBinding, i.protocolVersion]),
       [
+        [`${t.url}/a2a`, "JSONRPC", "1.0"],
         [`${t.url}/a2a`, "HTTP+JSON", "1.0"],
       ],
     );
@@ -667,7 +668,7 @@ async function mainSuite(tt: Deno.TestContext, store: StoreKind): Promise<void> 
     await errorBody(extended, 400, "UNSUPPORTED_OPERATION");
   });
 
-  await tt.step("errors: raw and URL parts, extensions, version, malformed", async () => {
+  await tt.step("errors: raw and URL parts, version, malformed", async () => {
     const raw: Part = {
       content: { $case: "raw", value: new TextEncoder().encode("bytes") as never },
       metadata: undefined,
@@ -688,20 +689,6 @@ async function mainSuite(tt: Deno.TestContext, store: StoreKind): Promise<void> 
     await rejects(
       client.sendMessage(request(message([url]))),
       "CONTENT_TYPE_NOT_SUPPORTED",
-      400,
-    );
-    await rejects(
-      client.sendMessage(request(message([text("x")])), {
-        serviceParameters: { "A2A-Extensions": "https://example.com/ext/v1" },
-      }),
-      "UNSUPPORTED_OPERATION",
-      400,
-    );
-    await rejects(
-      client.sendMessage(
-        request(message([text("x")], { extensions: ["https://example.com/ext/v1"] })),
-      ),
-      "UNSUPPORTED_OPERATION",
       400,
     );
     const version = await t.fetch("/a2a/message:send", {

@@ -59,7 +59,14 @@ Deno.test("mapping: text parts are user text, data parts structured input", () =
     b: 2,
   });
   assert.equal(mergedContext({ a: 0 }, []), undefined, "no data: the session's context stays");
-  assert.equal(reasonOf(() => userInput(message([{ data: [1, 2] }]))), "INVALID_PARAMS");
+});
+
+Deno.test("mapping: a data part holds any JSON value; only objects reach the context", () => {
+  const values = [[1, 2], "s", 3, false, null, { k: "v" }];
+  const input = userInput(message(values.map((data) => ({ data }))));
+  assert.deepEqual(input.content, values.map((value) => ({ type: "data", value })));
+  assert.deepEqual(input.data, [{ k: "v" }]);
+  checkParts([{ data: null }]);
 });
 
 Deno.test("mapping: raw and URL parts are refused as unsupported content", () => {
@@ -253,20 +260,23 @@ Deno.test("mapping: the Agent Card from the manifest", () => {
   const card = agentCard(manifest, url);
   assert.equal(card.name, "helper");
   assert.equal(card.version, "2.3.4");
-  assert.deepEqual(card.supportedInterfaces, [{
-    url: "http://127.0.0.1:9/agents/a2a",
-    protocolBinding: "HTTP+JSON",
-    protocolVersion: "1.0",
-  }]);
+  assert.deepEqual(card.supportedInterfaces, [
+    { url: "http://127.0.0.1:9/agents/a2a", protocolBinding: "JSONRPC", protocolVersion: "1.0" },
+    { url: "http://127.0.0.1:9/agents/a2a", protocolBinding: "HTTP+JSON", protocolVersion: "1.0" },
+  ]);
   assert.deepEqual(card.capabilities, {
     streaming: true,
     pushNotifications: false,
     extendedAgentCard: false,
+    extensions: [],
   });
   assert.deepEqual(card.skills.map((s) => [s.id, s.description, s.tags]), [
     ["billing", "Pays bills", ["capability", "pay"]],
   ]);
-  assert.equal(agentCard(manifest, url, "acme").supportedInterfaces[0].tenant, "acme");
+  assert.deepEqual(
+    agentCard(manifest, url, "acme").supportedInterfaces.map((i) => i.tenant),
+    ["acme", "acme"],
+  );
 
   const withPublic = ManifestSchema.parse({
     agent: { name: "p" },
@@ -282,7 +292,10 @@ Deno.test("mapping: the Agent Card from the manifest", () => {
   assert.deepEqual(skills(bare).map((s) => [s.id, s.tags]), [["bare", ["chat"]]]);
 
   const decoded = SdkAgentCard.fromJSON(JSON.parse(JSON.stringify(card)));
-  assert.equal(decoded.supportedInterfaces[0].protocolBinding, "HTTP+JSON");
+  assert.deepEqual(decoded.supportedInterfaces.map((i) => i.protocolBinding), [
+    "JSONRPC",
+    "HTTP+JSON",
+  ]);
   assert.equal(decoded.capabilities?.streaming, true);
 });
 

@@ -1,0 +1,387 @@
+/**
+ * The A2A add-on through the official `@a2a-js/sdk` 1.3.0 client over BOTH of its transports,
+ * JSON-RPC and REST (HTTP+JSON), running the same scenarios on each, on SQLite and PostgreSQL:
+ * the two bindings are one set of operations, so every answer must be the same. Each task is
+ * checked against the native `/v1` record too.
+ */
+import assert from "node:assert/strict";
+import { Role, TaskState } from "@a2a-js/sdk";
+import type { Client } from "@a2a-js/sdk/client";
+import {
+  eventually,
+  startTestServer,
+  type StoreKind,
+  storeKinds,
+  type TestServer,
+} from "../../_kit/mod.ts";
+import {
+  artifactText,
+  asTask,
+  clientFor,
+  collect,
+  data,
+  factoryFor,
+  message,
+  NATIVE,
+  nativeRun,
+  payloadCase,
+  rejects,
+  request,
+  restError,
+  rpc,
+  rpcError,
+  stateOf,
+  text,
+  type Transport,
+  transports,
+  withHeaders,
+} from "./sdk.ts";
+
+const fixtures = new URL("./fixtures/tools.ts", import.meta.url).pathname;
+
+const REQUIRED_EXT = "https://example.com/ext/signed/v1";
+const OPTIONAL_EXT = "https://example.com/ext/citations/v1";
+
+/** Echo with tools, slow enough (per word) that a long text keeps its task working a while. */
+const manifest = {
+  agent: {
+    name: "a2a-bindings",
+    description: "An echo agent for the A2A binding tests",
+    version: "2.0.0",
+    model: { provider: "echo", inference_params: { provider_params: { delay_ms: 20 } } },
+  },
+  tool: {
+    pay: {
+      kind: "javascript",
+      module: fixtures,
+      function: "pay",
+      description: "Pays an amount",
+      requires_approval: true,
+    },
+    bump: { kind: "javascript", module: fixtures, function: "bump", description: "Counts" },
+  },
+  http_server: {
+    protocol: { a2a: { extension: { [OPTIONAL_EXT]: { description: "Citations" } } } },
+  },
+};
+
+/** 250 words: about five seconds of echo, far longer than any step that acts on the task. */
+const LONG_TEXT = Array.from({ length: 250 }, (_, i) => `word${i}`).join(" ");
+
+async function assertSameAsNative(
+  t: TestServer,
+  task: { id: string; contextId: string; status?: { state: TaskState } },
+  tenant?: string,
+) {
+  const run = await nativeRun(t, task.id, tenant);
+  assert.equal(run.session_id, task.contextId);
+  assert.equal(run.status, NATIVE[task.status!.state], `task ${task.id}`);
+}
+
+for (const store of storeKinds) {
+  for (const transport of transports) {
+    Deno.test(`a2a over ${transport} (${store}): the same scenarios on each binding`, (tt) =>
+      scenarios(tt, store, transport));
+  }
+}
+
+async function scenarios(tt: Deno.TestContext, store: StoreKind, transport: Transport) {
+  await using t = await startTestServer({ store, manifest });
+  const client = await clientFor(t, transport);
+
+  await tt.step(
+    "the card names both bindings at the base URL; the client picks its own",
+    async () => {
+      const card = await client.getAgentCard();
+      assert.deepEqual(
+        card.supportedInterfaces.map((i) => [i.url, i.protocolBinding, i.protocolVersion]),
+        [[`${t.url}/a2a`, "JSONRPC", "1.0"], [`${t.url}/a2a`, "HTTP+JSON", "1.0"]],
+      );
+      assert.equal(client.protocolVersion, "1.0");
+      assert.deepEqual(card.capabilities?.extensions.map((e) => [e.uri, e.required]), [
+        [OPTIONAL_EXT, false],
+      ]);
+    },
+  );
+
+  await tt.step("send (blocking): the completed task, same as the native run", async () => {
+    const msg = message([text("hello there")]);
+    const task = asTask(await client.sendMessage(request(msg)));
+    assert.equal(task.status?.state, TaskState.TASK_STATE_COMPLETED);
+    assert.equal(artifactText(task), "hello there");
+    assert.deepEqual(task.history.map((m) => m.role), [Role.ROLE_USER, Role.ROLE_AGENT]);
+    assert.equal(task.history[0].messageId, msg.messageId, "the messageId is kept as sent");
+    await assertSameAsNative(t, task);
+  });
+
+  await tt.step("send (non-blocking): a working task that then completes", async () => {
+    const task = asTask(
+      await client.sendMessage(
+        request(message([text("one two three")]), { returnImmediately: true }),
+      ),
+    );
+    assert.equal(task.status?.state, TaskState.TASK_STATE_WORKING);
+    const done = await eventually(async () => {
+      const read = await client.getTask({ tenant: "", id: task.id });
+      return read.status?.state === TaskState.TASK_STATE_COMPLETED && read;
+    }, { what: "the task to complete" });
+    assert.equal(artifactText(done), "one two three");
+    await assertSameAsNative(t, done);
+  });
+
+  await tt.step("stream: task, working, text chunks, state artifact, completed", async () => {
+    const events = await collect(
+      client.sendMessageStream(request(message([text("stream me"), data({ streamed: true })]))),
+    );
+    assert.deepEqual(events.map(payloadCase), [
+      "task",
+      "statusUpdate",
+      "artifactUpdate",
+      "artifactUpdate",
+      "artifactUpdate",
+      "statusUpdate",
+    ]);
+    const first = events[0].payload!.value as { id: string; status?: { state: TaskState } };
+    assert.equal(first.status?.state, TaskState.TASK_STATE_SUBMITTED);
+    const last = events.at(-1)!.payload!.value as { status?: { state: TaskState } };
+    assert.equal(last.status?.state, TaskState.TASK_STATE_COMPLETED);
+    const read = await client.getTask({ tenant: "", id: first.id });
+    assert.equal(artifactText(read), 'stream me{"streamed":true}');
+    assert.deepEqual(stateOf(read), { streamed: true });
+  });
+
+  await tt.step("get with history: historyLength honoured", async () => {
+    const sent = asTask(await client.sendMessage(request(message([text("remember this")]))));
+    const full = await client.getTask({ tenant: "", id: sent.id });
+    assert.equal(full.history.length, 2);
+    const last = await client.getTask({ tenant: "", id: sent.id, historyLength: 1 });
+    assert.deepEqual(last.history.map((m) => m.role), [Role.ROLE_AGENT]);
+    const none = await client.getTask({ tenant: "", id: sent.id, historyLength: 0 });
+    assert.equal(none.history.length, 0);
+    await rejects(client.getTask({ tenant: "", id: "no-such-task" }), "TASK_NOT_FOUND");
+  });
+
+  await tt.step(
+    "data parts of every JSON type: kept on the message, objects in the context",
+    async () => {
+      const values = [{ city: "Paris" }, [1, 2], "a string", 42, true, null];
+      const msg = message([text("typed"), ...values.map(data)]);
+      const task = asTask(await client.sendMessage(request(msg)));
+      assert.equal(task.status?.state, TaskState.TASK_STATE_COMPLETED);
+      const native =
+        await (await t.fetch(`/v1/sessions/${task.contextId}/messages/${msg.messageId}`))
+          .json();
+      assert.deepEqual(native.content, [
+        { type: "text", value: "typed" },
+        ...values.map((value) => ({ type: "data", value })),
+      ]);
+      // Only the object has keys to merge into the context.
+      assert.deepEqual(stateOf(task), { city: "Paris" });
+      const sent = task.history[0].parts.map((p) => p.content?.value);
+      // (The SDK decodes a data part holding null as a part without content.)
+      assert.deepEqual(sent, ["typed", { city: "Paris" }, [1, 2], "a string", 42, true, undefined]);
+    },
+  );
+
+  await tt.step(
+    "extensions: unknown ones ignored, declared ones activated and echoed",
+    async () => {
+      const unknown = asTask(
+        await client.sendMessage(
+          request(message([text("ext")], { extensions: ["https://example.com/ext/unknown/v9"] })),
+          withHeaders({ "A2A-Extensions": "https://example.com/ext/other/v1" }),
+        ),
+      );
+      assert.equal(unknown.status?.state, TaskState.TASK_STATE_COMPLETED);
+      const res = await t.fetch("/a2a/message:send", {
+        method: "POST",
+        headers: { "A2A-Extensions": `${OPTIONAL_EXT}, https://example.com/ext/other/v1` },
+        json: {
+          message: { messageId: crypto.randomUUID(), role: "ROLE_USER", parts: [{ text: "x" }] },
+        },
+      });
+      assert.equal(res.status, 200);
+      assert.equal(res.headers.get("a2a-extensions"), OPTIONAL_EXT);
+      await res.body?.cancel();
+    },
+  );
+
+  await tt.step("a duplicate messageId in a context is refused, not renamed", async () => {
+    const msg = message([text("once")]);
+    const first = asTask(await client.sendMessage(request(msg)));
+    const again = { ...msg, contextId: first.contextId };
+    const e = await rejects(client.sendMessage(request(again)), "INVALID_PARAMS");
+    assert.match(e.message, /already sent/);
+  });
+
+  await tt.step("cancel a working task: canceled, here and natively", async () => {
+    const task = asTask(
+      await client.sendMessage(request(message([text(LONG_TEXT)]), { returnImmediately: true })),
+    );
+    const canceled = await client.cancelTask({ tenant: "", id: task.id, metadata: undefined });
+    assert.equal(canceled.status?.state, TaskState.TASK_STATE_CANCELED);
+    await assertSameAsNative(t, canceled);
+    await rejects(
+      client.cancelTask({ tenant: "", id: task.id, metadata: undefined }),
+      "TASK_NOT_CANCELABLE",
+    );
+  });
+
+  await tt.step("a busy context: UnsupportedOperationError naming it", async () => {
+    const working = asTask(
+      await client.sendMessage(request(message([text(LONG_TEXT)]), { returnImmediately: true })),
+    );
+    const e = await rejects(
+      client.sendMessage(request(message([text("me too")], { contextId: working.contextId }))),
+      "UNSUPPORTED_OPERATION",
+    );
+    assert.match(e.message, /working task/);
+    await client.cancelTask({ tenant: "", id: working.id, metadata: undefined });
+  });
+
+  await tt.step("subscribe to a working task: snapshot, then its updates to the end", async () => {
+    const task = asTask(
+      await client.sendMessage(
+        request(message([text("a b c d e f")]), { returnImmediately: true }),
+      ),
+    );
+    const events = await collect(client.resubscribeTask({ tenant: "", id: task.id }));
+    assert.equal(payloadCase(events[0]), "task");
+    const last = events.at(-1)!.payload!.value as { status?: { state: TaskState } };
+    assert.equal(last.status?.state, TaskState.TASK_STATE_COMPLETED);
+  });
+
+  await tt.step(
+    "tenants: header, params/path, card; another tenant's task is unknown",
+    async () => {
+      const acme = withHeaders({ "X-Tenant-ID": "acme" });
+      const task = asTask(await client.sendMessage(request(message([text("acme only")])), acme));
+      await assertSameAsNative(t, task, "acme");
+      await rejects(client.getTask({ tenant: "", id: task.id }), "TASK_NOT_FOUND");
+      await rejects(client.getTask({ tenant: "globex", id: task.id }), "TASK_NOT_FOUND");
+      assert.equal((await client.getTask({ tenant: "acme", id: task.id })).id, task.id);
+      const inRequest = asTask(
+        await client.sendMessage(request(message([text("in request")]), {}, { tenant: "acme" })),
+      );
+      await assertSameAsNative(t, inRequest, "acme");
+      // A card read with a tenant names it; a client built from it stays in that tenant.
+      const card = await (await t.fetch("/a2a/.well-known/agent-card.json", { tenant: "acme" }))
+        .json();
+      assert.deepEqual(card.supportedInterfaces.map((i: { tenant: string }) => i.tenant), [
+        "acme",
+        "acme",
+      ]);
+      const acmeClient = await factoryFor(transport).createFromAgentCard(card);
+      assert.equal((await acmeClient.getTask({ tenant: "", id: task.id })).id, task.id);
+      await rejects(
+        client.getTask({ tenant: "acme", id: task.id }, withHeaders({ "X-Tenant-ID": "globex" })),
+        "INVALID_PARAMS",
+      );
+    },
+  );
+
+  await tt.step("not supported: push configs, extended card, raw and URL parts", async () => {
+    // The SDK refuses push calls itself (the card says pushNotifications: false): ask raw.
+    if (transport === "JSONRPC") {
+      for (
+        const method of ["CreateTaskPushNotificationConfig", "ListTaskPushNotificationConfigs"]
+      ) {
+        await rpcError(
+          await rpc(t, { jsonrpc: "2.0", id: 7, method, params: { taskId: "t" } }),
+          -32003,
+        );
+      }
+      await rpcError(
+        await rpc(t, { jsonrpc: "2.0", id: 8, method: "GetExtendedAgentCard" }),
+        -32004,
+      );
+    } else {
+      await restError(
+        await t.fetch("/a2a/tasks/t/pushNotificationConfigs", { method: "GET" }),
+        400,
+        "PUSH_NOTIFICATION_NOT_SUPPORTED",
+      );
+      await restError(await t.fetch("/a2a/extendedAgentCard"), 400, "UNSUPPORTED_OPERATION");
+    }
+    const url = {
+      content: { $case: "url" as const, value: "https://example.com/a.png" },
+      metadata: undefined,
+      filename: "",
+      mediaType: "image/png",
+    };
+    await rejects(client.sendMessage(request(message([url]))), "CONTENT_TYPE_NOT_SUPPORTED");
+  });
+}
+
+Deno.test("a2a: a required extension a client does not activate is refused, on both bindings", async () => {
+  await using t = await startTestServer({
+    manifest: {
+      ...manifest,
+      http_server: {
+        protocol: {
+          a2a: { extension: { [REQUIRED_EXT]: { required: true, params: { alg: "ES256" } } } },
+        },
+      },
+    },
+  });
+  for (const transport of transports) {
+    const client: Client = await clientFor(t, transport);
+    const card = await client.getAgentCard();
+    assert.deepEqual(card.capabilities?.extensions.map((e) => [e.uri, e.required, e.params]), [
+      [REQUIRED_EXT, true, { alg: "ES256" }],
+    ]);
+    await rejects(
+      client.sendMessage(request(message([text("unsigned")]))),
+      "EXTENSION_SUPPORT_REQUIRED",
+    );
+    await rejects(
+      collect(client.sendMessageStream(request(message([text("unsigned")])))),
+      "EXTENSION_SUPPORT_REQUIRED",
+    );
+    const ok = asTask(
+      await client.sendMessage(
+        request(message([text("signed")])),
+        withHeaders({ "A2A-Extensions": REQUIRED_EXT }),
+      ),
+    );
+    assert.equal(ok.status?.state, TaskState.TASK_STATE_COMPLETED);
+    // Named on the message instead of the header works too.
+    const inMessage = asTask(
+      await client.sendMessage(request(message([text("signed")], { extensions: [REQUIRED_EXT] }))),
+    );
+    assert.equal(inMessage.status?.state, TaskState.TASK_STATE_COMPLETED);
+  }
+});
+
+Deno.test("a2a: the card is cacheable (Cache-Control, ETag, Last-Modified, 304)", async () => {
+  await using t = await startTestServer({ manifest });
+  for (const path of ["/a2a/.well-known/agent-card.json", "/.well-known/agent-card.json"]) {
+    const first = await t.fetch(path);
+    assert.equal(first.status, 200);
+    const body = await first.text();
+    const etag = first.headers.get("etag")!;
+    const modified = first.headers.get("last-modified")!;
+    assert.match(first.headers.get("cache-control") ?? "", /max-age=\d+/);
+    assert.match(etag, /^"[A-Za-z0-9_-]+"$/);
+    assert.ok(Date.parse(modified) <= Date.now());
+    const again = await t.fetch(path, { headers: { "If-None-Match": etag } });
+    assert.equal(again.status, 304);
+    assert.equal(await again.text(), "");
+    assert.equal(again.headers.get("etag"), etag);
+    const weak = await t.fetch(path, { headers: { "If-None-Match": `"other", W/${etag}` } });
+    assert.equal(weak.status, 304);
+    await weak.body?.cancel();
+    const changed = await t.fetch(path, { headers: { "If-None-Match": '"stale"' } });
+    assert.equal(changed.status, 200);
+    assert.equal(await changed.text(), body);
+    const since = await t.fetch(path, { headers: { "If-Modified-Since": modified } });
+    assert.equal(since.status, 304);
+    await since.body?.cancel();
+    // Another tenant's card is another document.
+    const acme = await t.fetch(path, { tenant: "acme", headers: { "If-None-Match": etag } });
+    assert.equal(acme.status, 200);
+    assert.notEqual(acme.headers.get("etag"), etag);
+    assert.match(acme.headers.get("vary") ?? "", /X-Tenant-ID/i);
+    await acme.body?.cancel();
+  }
+});
