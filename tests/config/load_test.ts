@@ -73,7 +73,13 @@ http_server {
   port = 9090
   protocol {
     ag_ui {}
-    a2a { path = "/agents/a2a" }
+    a2a {
+      path = "/agents/a2a"
+      extension "https://example.com/ext/citations/v1" {
+        required = true
+        params = { style = "apa" }
+      }
+    }
   }
 }
 `);
@@ -108,7 +114,12 @@ http_server {
   assert.equal(manifest.http_server?.port, 9090);
   assert.deepEqual(manifest.http_server?.protocol, {
     ag_ui: { path: "/ag-ui" },
-    a2a: { path: "/agents/a2a" },
+    a2a: {
+      path: "/agents/a2a",
+      extension: {
+        "https://example.com/ext/citations/v1": { required: true, params: { style: "apa" } },
+      },
+    },
   });
 });
 
@@ -136,7 +147,7 @@ Deno.test("JSON manifests in normalized form load the same", async () => {
   assert.equal(manifest.agent.name, "j");
   assert.equal(manifest.agent.model.api_key, "none");
   assert.equal(manifest.tool.add.module, "/srv/agent/tools/add.py");
-  assert.deepEqual(manifest.http_server?.protocol, { a2a: { path: "/a2a" } });
+  assert.deepEqual(manifest.http_server?.protocol, { a2a: { path: "/a2a", extension: {} } });
 });
 
 Deno.test("JSON in hcl2json's block-list shape is normalized too", async () => {

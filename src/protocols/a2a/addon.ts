@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import type { AddOn, OperationSpec } from "../../http/kit/mod.ts";
+import { JSON_RPC_METHODS } from "./jsonrpc.ts";
 import { a2aRoutes, a2aWellKnownRoutes } from "./routes.ts";
 import { CancelTaskRequestSchema, SendMessageRequestSchema } from "./schemas.ts";
 
@@ -24,8 +25,8 @@ export function a2aAddOn(settings: { path: string }): AddOn {
     publicPaths: [...new Set([CARD, `${basePath}${CARD}`])],
     tag: {
       name: "A2A",
-      description: "The A2A add-on (`protocol { a2a {} }`, A2A v1.0 HTTP+JSON): tasks for other " +
-        "agents.",
+      description: "The A2A add-on (`protocol { a2a {} }`, A2A v1.0, JSON-RPC and HTTP+JSON " +
+        "bindings): tasks for other agents.",
     },
     operations: a2aOperations(basePath),
     schemas: [
@@ -128,6 +129,25 @@ function a2aOperations(at: string): OperationSpec[] {
       a2aErrors: true,
     },
   ];
+  const jsonRpc: OperationSpec = {
+    method: "post",
+    path: at === "" ? "/" : at,
+    operationId: "a2aJsonRpc",
+    tag: "A2A",
+    summary: "A2A JSON-RPC 2.0 binding (every A2A method)",
+    description: `One JSON-RPC 2.0 request object; methods: ${JSON_RPC_METHODS.join(", ")}. ` +
+      "`SendStreamingMessage` and `SubscribeToTask` answer SSE whose frames are JSON-RPC " +
+      "responses. Errors are JSON-RPC error objects with the A2A codes (docs/a2a.md).",
+    body: { schema: A2A_OBJECT, required: true },
+    success: {
+      status: 200,
+      description: "A JSON-RPC response (or, for the streaming methods, an SSE stream of them).",
+      json: A2A_OBJECT,
+      headers: { "A2A-Extensions": "The extensions the request activated (send methods)." },
+    },
+    errors: [],
+    a2aErrors: true,
+  };
   const card: OperationSpec = {
     method: "get",
     path: `${at}/.well-known/agent-card.json`,
@@ -135,7 +155,16 @@ function a2aOperations(at: string): OperationSpec[] {
     tag: "A2A",
     summary: "The Agent Card (A2A discovery)",
     public: "always",
-    success: { status: 200, description: "The Agent Card.", json: A2A_OBJECT },
+    success: {
+      status: 200,
+      description: "The Agent Card (304 with no body for a matching If-None-Match).",
+      json: A2A_OBJECT,
+      headers: {
+        "Cache-Control": "`public, max-age=300`.",
+        ETag: "Strong entity tag of the document.",
+        "Last-Modified": "When the server started (the card changes only with the manifest).",
+      },
+    },
     errors: [],
   };
   // The same card at the host root (mounted when the base path is not the root).
@@ -148,6 +177,7 @@ function a2aOperations(at: string): OperationSpec[] {
   return [
     card,
     ...rootCard,
+    jsonRpc,
     ...ops.map((op) => ({ ...op, path: at + op.path })),
     ...ops.map((op) => ({
       ...op,

@@ -26,12 +26,7 @@ import {
   userInput,
 } from "./request.ts";
 import type { SessionState } from "../../runs/reads.ts";
-import type {
-  MessageInput,
-  SendMessageRequest,
-  StreamResponse,
-  Task,
-} from "./schemas.ts";
+import type { MessageInput, SendMessageRequest, StreamResponse, Task } from "./schemas.ts";
 import { buildTask, type TaskViewOptions } from "./task.ts";
 import { ClientIdSchema } from "../../api/schemas.ts";
 
