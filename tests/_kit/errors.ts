@@ -66,6 +66,9 @@ function checkBody(value: unknown, code: number, expected: ErrorExpectation): Er
   const body = value as ErrorBody;
   const shown = JSON.stringify(body);
   assert.equal(body?.code, code, shown);
+  // Exactly one of the two shapes of the spec, nothing more.
+  const keys = Object.keys(body).sort();
+  assert.deepEqual(keys, code === 422000 ? ["code", "fields"] : ["code", "message"], shown);
   if (code === 422000) {
     assert.ok(Array.isArray(body.fields) && body.fields.length > 0, `no fields: ${shown}`);
     for (const f of body.fields) {

@@ -16,7 +16,7 @@ import {
 import { protocolAddOns } from "../../src/server.ts";
 import { maskSecrets, parseConfig } from "../../src/config/load.ts";
 import { ManifestSchema } from "../../src/config/schema.ts";
-import { startTestServer } from "../helpers/server.ts";
+import { assertError, startTestServer } from "../_kit/mod.ts";
 
 const UNBOUND = "unbound-key-0123456789";
 const ACME = "acme-key-abcdefghijklmn";
@@ -25,7 +25,7 @@ const WRONG = "wrong-key-zyxwvutsrqpo";
 const MESSAGES = [{ role: "user", content: [{ type: "text", value: "hi" }] }];
 
 Deno.test("api keys over HTTP", async (tt) => {
-  const t = await startTestServer({
+  await using t = await startTestServer({
     manifest: {
       http_server: {
         protocol: { a2a: {} },
@@ -35,234 +35,186 @@ Deno.test("api keys over HTTP", async (tt) => {
   });
   const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
   const apiKey = (key: string) => ({ "x-api-key": key });
-  const expect = async (res: Response, status: number, code?: number) => {
+  /** The body of a successful answer with `status`. */
+  const ok = async (res: Response, status = 200) => {
     const body = await res.text();
     assert.equal(res.status, status, body);
-    if (code !== undefined) {
-      const parsed = JSON.parse(body);
-      assert.deepEqual(Object.keys(parsed).sort(), ["code", "message"]);
-      assert.equal(parsed.code, code);
-    }
     return body;
   };
-  try {
-    await tt.step("401 without a key or with a wrong one, in both header forms", async () => {
-      const missing = await t.fetch("/v1/sessions");
-      assert.equal(missing.headers.get("www-authenticate"), 'Bearer realm="agentd"');
-      await expect(missing, 401, 401001);
-      await expect(await t.fetch("/v1/sessions", { headers: bearer(WRONG) }), 401, 401001);
-      await expect(await t.fetch("/v1/sessions", { headers: apiKey(WRONG) }), 401, 401001);
-      // Near misses: a prefix, another scheme, an empty credential.
-      await expect(
-        await t.fetch("/v1/sessions", { headers: bearer(UNBOUND.slice(0, -1)) }),
-        401,
-        401001,
-      );
-      await expect(
-        await t.fetch("/v1/sessions", { headers: { authorization: `Basic ${UNBOUND}` } }),
-        401,
-        401001,
-      );
-      await expect(await t.fetch("/v1/sessions", { headers: apiKey("") }), 401, 401001);
-      // Refused before anything else looks at the request: no 422, no 404, no run.
-      await expect(
-        await t.fetch("/v1/runs", { method: "POST", json: { bad: true } }),
-        401,
-        401001,
-      );
-      await expect(await t.fetch("/v1/no-such-route"), 401, 401001);
-      await expect(
-        await t.fetch("/a2a/message:send", { method: "POST", json: {} }),
-        401,
-        401001,
-      );
-    });
+  await tt.step("401 without a key or with a wrong one, in both header forms", async () => {
+    const missing = await t.fetch("/v1/sessions");
+    assert.equal(missing.headers.get("www-authenticate"), 'Bearer realm="agentd"');
+    await assertError(missing, 401001);
+    await assertError(await t.fetch("/v1/sessions", { headers: bearer(WRONG) }), 401001);
+    await assertError(await t.fetch("/v1/sessions", { headers: apiKey(WRONG) }), 401001);
+    // Near misses: a prefix, another scheme, an empty credential.
+    await assertError(
+      await t.fetch("/v1/sessions", { headers: bearer(UNBOUND.slice(0, -1)) }),
+      401001,
+    );
+    await assertError(
+      await t.fetch("/v1/sessions", { headers: { authorization: `Basic ${UNBOUND}` } }),
+      401001,
+    );
+    await assertError(await t.fetch("/v1/sessions", { headers: apiKey("") }), 401001);
+    // Refused before anything else looks at the request: no 422, no 404, no run.
+    await assertError(await t.fetch("/v1/runs", { method: "POST", json: { bad: true } }), 401001);
+    await assertError(await t.fetch("/v1/no-such-route"), 401001);
+    await assertError(await t.fetch("/a2a/message:send", { method: "POST", json: {} }), 401001);
+  });
 
-    await tt.step("200 with a valid key, in both header forms", async () => {
-      await expect(await t.fetch("/v1/sessions", { headers: bearer(UNBOUND) }), 200);
-      await expect(await t.fetch("/v1/sessions", { headers: apiKey(UNBOUND) }), 200);
-      await expect(
-        await t.fetch("/v1/sessions", { headers: { authorization: `bearer  ${ACME}` } }),
-        200,
-      );
-      // X-API-Key wins over an Authorization header meant for someone else.
-      await expect(
-        await t.fetch("/v1/sessions", { headers: { ...apiKey(UNBOUND), ...bearer(WRONG) } }),
-        200,
-      );
-      // Unknown routes answer as usual once authenticated.
-      await expect(await t.fetch("/v1/no-such-route", { headers: bearer(UNBOUND) }), 404, 404005);
-    });
+  await tt.step("200 with a valid key, in both header forms", async () => {
+    await ok(await t.fetch("/v1/sessions", { headers: bearer(UNBOUND) }));
+    await ok(await t.fetch("/v1/sessions", { headers: apiKey(UNBOUND) }));
+    await ok(await t.fetch("/v1/sessions", { headers: { authorization: `bearer  ${ACME}` } }));
+    // X-API-Key wins over an Authorization header meant for someone else.
+    await ok(await t.fetch("/v1/sessions", { headers: { ...apiKey(UNBOUND), ...bearer(WRONG) } }));
+    // Unknown routes answer as usual once authenticated.
+    await assertError(await t.fetch("/v1/no-such-route", { headers: bearer(UNBOUND) }), 404005);
+  });
 
-    await tt.step("a tenant-bound key refuses another X-Tenant-ID (403)", async () => {
-      await expect(
-        await t.fetch("/v1/sessions", { headers: bearer(ACME), tenant: "default" }),
-        403,
-        403001,
-      );
-      await expect(
-        await t.fetch("/v1/sessions", { headers: apiKey(ACME), tenant: "globex" }),
-        403,
-        403001,
-      );
-      await expect(await t.fetch("/v1/sessions", { headers: bearer(ACME), tenant: "acme" }), 200);
-      // An unbound key keeps the header rules.
-      await expect(
-        await t.fetch("/v1/sessions", { headers: bearer(UNBOUND), tenant: "" }),
-        400,
-        400002,
-      );
-    });
+  await tt.step("a tenant-bound key refuses another X-Tenant-ID (403)", async () => {
+    await assertError(
+      await t.fetch("/v1/sessions", { headers: bearer(ACME), tenant: "default" }),
+      403001,
+    );
+    await assertError(
+      await t.fetch("/v1/sessions", { headers: apiKey(ACME), tenant: "globex" }),
+      403001,
+    );
+    await ok(await t.fetch("/v1/sessions", { headers: bearer(ACME), tenant: "acme" }));
+    // An unbound key keeps the header rules.
+    await assertError(
+      await t.fetch("/v1/sessions", { headers: bearer(UNBOUND), tenant: "" }),
+      400002,
+    );
+  });
 
-    await tt.step("the bound tenant decides the data scope", async () => {
-      // Created with the acme key and no header: it lands in tenant acme.
-      await expect(
-        await t.fetch("/v1/sessions", {
+  await tt.step("the bound tenant decides the data scope", async () => {
+    // Created with the acme key and no header: it lands in tenant acme.
+    await ok(
+      await t.fetch("/v1/sessions", {
+        method: "POST",
+        headers: bearer(ACME),
+        json: { session_id: "s-acme" },
+      }),
+      201,
+    );
+    await assertError(await t.fetch("/v1/sessions/s-acme", { headers: bearer(UNBOUND) }), 404001);
+    await ok(await t.fetch("/v1/sessions/s-acme", { headers: bearer(UNBOUND), tenant: "acme" }));
+    // The default tenant's records are invisible to the acme key.
+    await ok(
+      await t.fetch("/v1/sessions", {
+        method: "POST",
+        headers: bearer(UNBOUND),
+        json: { session_id: "s-default" },
+      }),
+      201,
+    );
+    await assertError(await t.fetch("/v1/sessions/s-default", { headers: bearer(ACME) }), 404001);
+    const listed = JSON.parse(
+      await ok(await t.fetch("/v1/sessions", { headers: bearer(ACME) })),
+    );
+    assert.deepEqual(listed.items.map((s: { session_id: string }) => s.session_id), ["s-acme"]);
+    // A run started with the key belongs to its tenant.
+    const started = JSON.parse(
+      await ok(
+        await t.fetch("/v1/runs/start", {
           method: "POST",
-          headers: bearer(ACME),
-          json: { session_id: "s-acme" },
+          headers: apiKey(ACME),
+          json: { session_id: "s-acme", messages: MESSAGES },
         }),
-        201,
-      );
-      await expect(await t.fetch("/v1/sessions/s-acme", { headers: bearer(UNBOUND) }), 404, 404001);
-      await expect(
-        await t.fetch("/v1/sessions/s-acme", { headers: bearer(UNBOUND), tenant: "acme" }),
-        200,
-      );
-      // The default tenant's records are invisible to the acme key.
-      await expect(
-        await t.fetch("/v1/sessions", {
-          method: "POST",
-          headers: bearer(UNBOUND),
-          json: { session_id: "s-default" },
-        }),
-        201,
-      );
-      await expect(await t.fetch("/v1/sessions/s-default", { headers: bearer(ACME) }), 404, 404001);
-      const listed = JSON.parse(
-        await expect(
-          await t.fetch("/v1/sessions", { headers: bearer(ACME) }),
-          200,
-        ),
-      );
-      assert.deepEqual(listed.items.map((s: { session_id: string }) => s.session_id), ["s-acme"]);
-      // A run started with the key belongs to its tenant.
-      const started = JSON.parse(
-        await expect(
-          await t.fetch("/v1/runs/start", {
-            method: "POST",
-            headers: apiKey(ACME),
-            json: { session_id: "s-acme", messages: MESSAGES },
-          }),
-          202,
-        ),
-      );
-      const run = JSON.parse(
-        await expect(
-          await t.fetch(`/v1/runs/${started.run_id}`, { headers: apiKey(ACME) }),
-          200,
-        ),
-      );
-      assert.equal(run.tenant_id, "acme");
-      await expect(
-        await t.fetch(`/v1/runs/${started.run_id}`, { headers: apiKey(UNBOUND) }),
-        404,
-        404002,
-      );
-    });
+        202,
+      ),
+    );
+    const run = JSON.parse(
+      await ok(await t.fetch(`/v1/runs/${started.run_id}`, { headers: apiKey(ACME) })),
+    );
+    assert.equal(run.tenant_id, "acme");
+    await assertError(
+      await t.fetch(`/v1/runs/${started.run_id}`, { headers: apiKey(UNBOUND) }),
+      404002,
+    );
+  });
 
-    await tt.step("health, reference and the agent card stay open", async () => {
-      await expect(await t.fetch("/healthz"), 200);
-      await expect(await t.fetch("/readyz"), 200);
-      await expect(await t.fetch("/docs"), 200);
-      await expect(await t.fetch("/v1/openapi.json"), 200);
-      const card = JSON.parse(await expect(await t.fetch("/a2a/.well-known/agent-card.json"), 200));
-      // The card tells A2A clients how to authenticate.
-      assert.deepEqual(card.securitySchemes, authScheme(t.config.manifest)!.securitySchemes);
-      assert.equal(card.securityRequirements.length, 2);
-      // Open means open only for reading them.
-      await expect(await t.fetch("/healthz", { method: "POST" }), 401, 401001);
-    });
+  await tt.step("health, reference and the agent card stay open", async () => {
+    await ok(await t.fetch("/healthz"));
+    await ok(await t.fetch("/readyz"));
+    await ok(await t.fetch("/docs"));
+    await ok(await t.fetch("/v1/openapi.json"));
+    const card = JSON.parse(await ok(await t.fetch("/a2a/.well-known/agent-card.json")));
+    // The card tells A2A clients how to authenticate.
+    assert.deepEqual(card.securitySchemes, authScheme(t.config.manifest)!.securitySchemes);
+    assert.equal(card.securityRequirements.length, 2);
+    // Open means open only for reading them.
+    await assertError(await t.fetch("/healthz", { method: "POST" }), 401001);
+  });
 
-    await tt.step("A2A: a bound key cannot name another tenant in the path or body", async () => {
-      const send = (path: string, key: string, tenant?: string) =>
-        t.fetch(path, {
-          method: "POST",
-          headers: apiKey(key),
-          json: {
-            ...(tenant ? { tenant } : {}),
-            message: {
-              messageId: crypto.randomUUID(),
-              role: "ROLE_USER",
-              parts: [{ text: "hi" }],
-            },
+  await tt.step("A2A: a bound key cannot name another tenant in the path or body", async () => {
+    const send = (path: string, key: string, tenant?: string) =>
+      t.fetch(path, {
+        method: "POST",
+        headers: apiKey(key),
+        json: {
+          ...(tenant ? { tenant } : {}),
+          message: {
+            messageId: crypto.randomUUID(),
+            role: "ROLE_USER",
+            parts: [{ text: "hi" }],
           },
-        });
-      const forbidden = async (res: Response) => {
-        const body = await res.json();
-        assert.equal(res.status, 403, JSON.stringify(body));
-      };
-      await forbidden(await send("/a2a/globex/message:send", ACME));
-      await forbidden(await send("/a2a/message:send", ACME, "globex"));
-      const own = await send("/a2a/acme/message:send", ACME);
-      const task = (await own.json()).task;
-      assert.equal(own.status, 200);
-      const run = JSON.parse(
-        await expect(
-          await t.fetch(`/v1/runs/${task.id}`, { headers: apiKey(ACME) }),
-          200,
-        ),
-      );
-      assert.equal(run.tenant_id, "acme");
-      // An unbound key still names any tenant.
-      const other = await send("/a2a/globex/message:send", UNBOUND);
-      assert.equal(other.status, 200);
-      await other.body?.cancel();
-    });
+        },
+      });
+    const forbidden = async (res: Response) => {
+      const body = await res.json();
+      assert.equal(res.status, 403, JSON.stringify(body));
+    };
+    await forbidden(await send("/a2a/globex/message:send", ACME));
+    await forbidden(await send("/a2a/message:send", ACME, "globex"));
+    const own = await send("/a2a/acme/message:send", ACME);
+    const task = (await own.json()).task;
+    assert.equal(own.status, 200);
+    const run = JSON.parse(
+      await ok(await t.fetch(`/v1/runs/${task.id}`, { headers: apiKey(ACME) })),
+    );
+    assert.equal(run.tenant_id, "acme");
+    // An unbound key still names any tenant.
+    const other = await send("/a2a/globex/message:send", UNBOUND);
+    assert.equal(other.status, 200);
+    await other.body?.cancel();
+  });
 
-    await tt.step("keys never reach the logs", () => {
-      const logs = t.logs.join("\n");
-      assert.match(logs, /"msg":"api key rejected"/);
-      assert.match(logs, /"status":401/);
-      for (const key of [UNBOUND, ACME, WRONG, UNBOUND.slice(0, -1)]) {
-        assert.ok(!logs.includes(key), `a key is in the logs: ${key}`);
-      }
-    });
-  } finally {
-    await t.close();
-  }
+  await tt.step("keys never reach the logs", () => {
+    const logs = t.logs.join("\n");
+    assert.match(logs, /"msg":"api key rejected"/);
+    assert.match(logs, /"status":401/);
+    for (const key of [UNBOUND, ACME, WRONG, UNBOUND.slice(0, -1)]) {
+      assert.ok(!logs.includes(key), `a key is in the logs: ${key}`);
+    }
+  });
 });
 
 Deno.test("api keys: off without the auth block", async () => {
-  const t = await startTestServer();
-  try {
-    const res = await t.fetch("/v1/sessions");
-    assert.equal(res.status, 200);
-    await res.body?.cancel();
-  } finally {
-    await t.close();
-  }
+  await using t = await startTestServer();
+  const res = await t.fetch("/v1/sessions");
+  assert.equal(res.status, 200);
+  await res.body?.cancel();
 });
 
 Deno.test("api keys: public_docs = false protects the reference", async () => {
-  const t = await startTestServer({
+  await using t = await startTestServer({
     manifest: { http_server: { auth: { api_keys: [UNBOUND], public_docs: false } } },
   });
-  try {
-    for (const path of ["/docs", "/v1/openapi.json"]) {
-      const res = await t.fetch(path);
-      assert.equal(res.status, 401, path);
-      await res.body?.cancel();
-      const ok = await t.fetch(path, { headers: { "x-api-key": UNBOUND } });
-      assert.equal(ok.status, 200, path);
-      await ok.body?.cancel();
-    }
-    const health = await t.fetch("/healthz");
-    assert.equal(health.status, 200);
-    await health.body?.cancel();
-  } finally {
-    await t.close();
+  for (const path of ["/docs", "/v1/openapi.json"]) {
+    const res = await t.fetch(path);
+    assert.equal(res.status, 401, path);
+    await res.body?.cancel();
+    const ok = await t.fetch(path, { headers: { "x-api-key": UNBOUND } });
+    assert.equal(ok.status, 200, path);
+    await ok.body?.cancel();
   }
+  const health = await t.fetch("/healthz");
+  assert.equal(health.status, 200);
+  await health.body?.cancel();
 });
 
 Deno.test("api keys: digests compared in constant time", async () => {
