@@ -10,8 +10,7 @@ import { openApiPath } from "../../src/http/openapi/mod.ts";
 import { createLogger } from "../../src/log.ts";
 import { RUN_EVENT_KINDS, RunEventSchema } from "../../src/engine/events.ts";
 import { PLAYGROUND_PATHS } from "../../src/http/playground/mod.ts";
-import { startTestServer, type TestServer } from "../helpers/server.ts";
-import { readEvents } from "../helpers/sse.ts";
+import { readEvents, startTestServer, type TestServer } from "../_kit/mod.ts";
 
 type Json = Record<string, unknown>;
 
@@ -284,238 +283,234 @@ function propertiesOf(doc: Json, name: string): Set<string> {
 }
 
 Deno.test("openapi: a valid 3.1 document that documents every route the app serves", async (tt) => {
-  const t = await startTestServer({
+  await using t = await startTestServer({
     manifest: { http_server: { protocol: { ag_ui: {}, a2a: {} } } },
   });
-  try {
-    const doc = await getJson(t, "/v1/openapi.json");
+  const doc = await getJson(t, "/v1/openapi.json");
 
-    await tt.step("OpenAPI 3.1 structure, every $ref resolves", () => {
-      assert.deepEqual(validateOpenApi31(doc), []);
-      assert.equal(doc.openapi, "3.1.0");
-      assert.equal((doc.info as Json).title, "test-agent (agentd)");
-    });
+  await tt.step("OpenAPI 3.1 structure, every $ref resolves", () => {
+    assert.deepEqual(validateOpenApi31(doc), []);
+    assert.equal(doc.openapi, "3.1.0");
+    assert.equal((doc.info as Json).title, "test-agent (agentd)");
+  });
 
-    await tt.step("the checker catches a broken document", () => {
-      const broken = structuredClone(doc);
-      (broken.paths as Json)["/v1/runs/{run_id}"] = {
-        get: {
-          responses: { "200": { content: { "application/json": { schema: { $ref: "#/x" } } } } },
-        },
-      };
-      broken.openapi = "3.0.3";
-      const problems = validateOpenApi31(broken);
-      assert.ok(problems.some((p) => p.startsWith("openapi")), problems.join("\n"));
-      assert.ok(problems.some((p) => p.includes("$ref #/x does not resolve")), problems.join("\n"));
-      assert.ok(problems.some((p) => p.includes("{run_id} is not described")));
-      assert.ok(problems.some((p) => p.includes("needs a description")));
-    });
+  await tt.step("the checker catches a broken document", () => {
+    const broken = structuredClone(doc);
+    (broken.paths as Json)["/v1/runs/{run_id}"] = {
+      get: {
+        responses: { "200": { content: { "application/json": { schema: { $ref: "#/x" } } } } },
+      },
+    };
+    broken.openapi = "3.0.3";
+    const problems = validateOpenApi31(broken);
+    assert.ok(problems.some((p) => p.startsWith("openapi")), problems.join("\n"));
+    assert.ok(problems.some((p) => p.includes("$ref #/x does not resolve")), problems.join("\n"));
+    assert.ok(problems.some((p) => p.includes("{run_id} is not described")));
+    assert.ok(problems.some((p) => p.includes("needs a description")));
+  });
 
-    await tt.step("every router route is documented, and every documented one is served", () => {
-      const { server, config } = t;
-      const app = createApp({
-        config,
-        store: server.store,
-        runs: server.runs,
-        log: createLogger("error", {}, () => {}),
-        metrics: server.metrics,
-      }, protocolAddOns(config.manifest));
-      const documented = new Map<string, string>(); // "GET /v1/runs/{}" -> path
-      for (const [path, item] of Object.entries(doc.paths as Json)) {
-        for (const method of Object.keys(item as Json)) {
-          if (HTTP_METHODS.includes(method)) {
-            documented.set(`${method.toUpperCase()} ${shape(path)}`, path);
-          }
+  await tt.step("every router route is documented, and every documented one is served", () => {
+    const { server, config } = t;
+    const app = createApp({
+      config,
+      store: server.store,
+      runs: server.runs,
+      log: createLogger("error", {}, () => {}),
+      metrics: server.metrics,
+    }, protocolAddOns(config.manifest));
+    const documented = new Map<string, string>(); // "GET /v1/runs/{}" -> path
+    for (const [path, item] of Object.entries(doc.paths as Json)) {
+      for (const method of Object.keys(item as Json)) {
+        if (HTTP_METHODS.includes(method)) {
+          documented.set(`${method.toUpperCase()} ${shape(path)}`, path);
         }
       }
-      const served = new Set<string>();
-      const missing: string[] = [];
-      for (const route of app.routes) {
-        if (route.method === "ALL") continue;
-        const key = `${route.method} ${openApiPath(route.path)}`;
-        if (EXCLUDED.has(key)) continue;
-        const shaped = `${route.method} ${shape(openApiPath(route.path))}`;
-        if (served.has(shaped)) continue; // middleware + handler of one route
-        served.add(shaped);
-        if (documented.has(shaped)) continue;
-        if (MULTIPLEXED.has(shaped)) {
-          const pattern = templateRegex(shape(openApiPath(route.path)));
-          const instances = [...documented.keys()].filter((k) =>
-            k.startsWith(`${route.method} `) && pattern.test(k.slice(route.method.length + 1))
-          );
-          if (instances.length > 0) {
-            for (const k of instances) served.add(k);
-            continue;
-          }
-        }
-        missing.push(key);
-      }
-      assert.deepEqual(missing, [], "routes the router serves but the document does not list");
-      const phantom = [...documented.keys()].filter((k) => !served.has(k));
-      assert.deepEqual(phantom, [], "documented operations no route serves");
-      // The add-ons really were on, so their routes were part of the check.
-      assert.ok(served.has("POST /ag-ui/run"));
-      assert.ok(served.has("POST /a2a/message:send"));
-    });
-
-    await tt.step("bodies, records, query parameters and errors come from the zod schemas", () => {
-      const paths = doc.paths as Record<string, Record<string, Json>>;
-      const runRequest = resolvePointer(doc, "#/components/schemas/RunRequest") as Json;
-      assert.deepEqual(runRequest.required, ["messages"]);
-      assert.equal(runRequest.additionalProperties, false);
-      assert.equal(((runRequest.properties as Json).messages as Json).minItems, 1);
-      assert.deepEqual(
-        (paths["/v1/runs"].post.requestBody as Json).content,
-        { "application/json": { schema: { $ref: "#/components/schemas/RunRequest" } } },
-      );
-      // Nested types of the manifest schema are shared components too.
-      const retry = resolvePointer(doc, "#/components/schemas/ModelConfigRetry") as Json;
-      assert.deepEqual(retry.required, ["max_attempts", "initial_backoff", "max_backoff"]);
-
-      const list = paths["/v1/sessions/{session_id}/runs"].get;
-      const params = (list.parameters as Json[]).filter((p) => p.in === "query");
-      assert.deepEqual(params.map((p) => p.name), [
-        "per_page",
-        "page",
-        "ids",
-        "session_ids",
-        "statuses",
-        "created_before",
-        "created_after",
-        "updated_before",
-        "updated_after",
-      ]);
-      const perPage = params[0].schema as Json;
-      assert.deepEqual([perPage.type, perPage.minimum, perPage.maximum, perPage.default], [
-        "integer",
-        1,
-        1000,
-        100,
-      ]);
-      assert.deepEqual((params[4].schema as Json).items, {
-        $ref: "#/components/schemas/RunStatus",
-      });
-      assert.equal((params[5].schema as Json).format, "date-time");
-      for (const path of ["/v1/sessions", "/v1/sessions/{session_id}/messages"]) {
-        const names = (paths[path].get.parameters as Json[]).filter((p) => p.in === "query")
-          .map((p) => p.name);
-        assert.deepEqual(names, ["per_page", "page"], path);
-      }
-
-      // Both error shapes, with the codes of docs/errors.md per endpoint.
-      const responses = (path: string, method: string) =>
-        paths[path][method].responses as Record<string, Json>;
-      const examples = (r: Json) =>
-        Object.keys(((r.content as Json)["application/json"] as Json).examples as Json);
-      const schemaOf = (r: Json) => ((r.content as Json)["application/json"] as Json).schema;
-      const getSession = responses("/v1/sessions/{session_id}", "get");
-      assert.deepEqual(examples(getSession["404"]), ["404001"]);
-      assert.deepEqual(schemaOf(getSession["404"]), { $ref: "#/components/schemas/ErrorBody" });
-      const listSessions = responses("/v1/sessions", "get");
-      assert.deepEqual(schemaOf(listSessions["422"]), {
-        $ref: "#/components/schemas/ValidationErrorBody",
-      });
-      const start = responses("/v1/runs", "post");
-      assert.deepEqual(
-        Object.keys(start).sort(),
-        ["200", "400", "404", "409", "413", "415", "422", "500", "503"],
-      );
-      assert.deepEqual(examples(start["409"]).sort(), ["409002", "409003"]);
-      assert.deepEqual(examples(start["400"]).sort(), ["400001", "400002"]);
-      assert.deepEqual(examples(responses("/v1/runs/{run_id}/events", "get")["409"]), [
-        "409004",
-      ]);
-      assert.ok(responses("/v1/runs/{run_id}/cancel", "put")["204"]);
-      assert.ok(responses("/v1/runs/start", "post")["202"]);
-      // API keys are off here: no scheme, no 401.
-      assert.equal(doc.security, undefined);
-      assert.equal(start["401"], undefined);
-    });
-
-    await tt.step("the SSE event catalogue", () => {
-      const paths = doc.paths as Record<string, Record<string, Json>>;
-      for (const [path, method] of [["/v1/runs", "post"], ["/v1/runs/{run_id}/events", "get"]]) {
-        const ok = (paths[path][method].responses as Json)["200"] as Json;
-        const media = (ok.content as Json)["text/event-stream"] as Json;
-        assert.deepEqual(media["x-itemSchema"], { $ref: "#/components/schemas/RunEvent" }, path);
-      }
-      const runEvent = resolvePointer(doc, "#/components/schemas/RunEvent") as Json;
-      const mapping = (runEvent.discriminator as Json).mapping as Record<string, string>;
-      assert.deepEqual(Object.keys(mapping), RUN_EVENT_KINDS);
-      assert.equal((runEvent.oneOf as Json[]).length, RUN_EVENT_KINDS.length);
-      for (const target of Object.values(mapping)) {
-        const member = resolvePointer(doc, target) as Json;
-        assert.ok(member, target);
-        assert.ok((member.required as string[]).includes("kind"));
-        assert.ok((member.required as string[]).includes("timestamp"));
-      }
-    });
-
-    await tt.step("what the server sends matches the document", async () => {
-      const res = await t.fetch("/v1/runs", {
-        method: "POST",
-        json: {
-          session_id: "doc-s1",
-          messages: [{ role: "user", content: [{ type: "text", value: "hello docs" }] }],
-        },
-      });
-      assert.equal(res.status, 200);
-      const events = await readEvents(res);
-      assert.ok(events.length >= 4);
-      for (const event of events) {
-        const parsed = RunEventSchema.safeParse(event);
-        assert.ok(parsed.success, `${event.kind}: ${JSON.stringify(parsed.error?.issues)}`);
-        // Every field on the wire is a documented property of its event component.
-        const documented = propertiesOf(doc, eventName(event.kind));
-        for (const key of Object.keys(event)) {
-          assert.ok(documented.has(key), `${event.kind}.${key}`);
+    }
+    const served = new Set<string>();
+    const missing: string[] = [];
+    for (const route of app.routes) {
+      if (route.method === "ALL") continue;
+      const key = `${route.method} ${openApiPath(route.path)}`;
+      if (EXCLUDED.has(key)) continue;
+      const shaped = `${route.method} ${shape(openApiPath(route.path))}`;
+      if (served.has(shaped)) continue; // middleware + handler of one route
+      served.add(shaped);
+      if (documented.has(shaped)) continue;
+      if (MULTIPLEXED.has(shaped)) {
+        const pattern = templateRegex(shape(openApiPath(route.path)));
+        const instances = [...documented.keys()].filter((k) =>
+          k.startsWith(`${route.method} `) && pattern.test(k.slice(route.method.length + 1))
+        );
+        if (instances.length > 0) {
+          for (const k of instances) served.add(k);
+          continue;
         }
       }
-      const session = await getJson(t, "/v1/sessions/doc-s1");
-      for (const key of Object.keys(session)) assert.ok(propertiesOf(doc, "Session").has(key));
-      const runs = await getJson(t, "/v1/sessions/doc-s1/runs");
-      const run = (runs.items as Json[])[0];
-      for (const key of Object.keys(run)) assert.ok(propertiesOf(doc, "Run").has(key), key);
-      assert.deepEqual(Object.keys(runs).sort(), [...propertiesOf(doc, "RunList")].sort());
-      const messages = await getJson(t, "/v1/sessions/doc-s1/messages");
-      for (const m of messages.items as Json[]) {
-        for (const key of Object.keys(m)) assert.ok(propertiesOf(doc, "Message").has(key), key);
-      }
-      const missing = await t.fetch("/v1/sessions/nope");
-      assert.deepEqual(
-        Object.keys(await missing.json()).sort(),
-        [
-          ...propertiesOf(doc, "ErrorBody"),
-        ].sort(),
-      );
-    });
+      missing.push(key);
+    }
+    assert.deepEqual(missing, [], "routes the router serves but the document does not list");
+    const phantom = [...documented.keys()].filter((k) => !served.has(k));
+    assert.deepEqual(phantom, [], "documented operations no route serves");
+    // The add-ons really were on, so their routes were part of the check.
+    assert.ok(served.has("POST /ag-ui/run"));
+    assert.ok(served.has("POST /a2a/message:send"));
+  });
 
-    await tt.step("/docs: HTML that references no external URL", async () => {
-      const res = await t.fetch("/docs");
-      assert.equal(res.status, 200);
-      assert.match(res.headers.get("content-type") ?? "", /^text\/html/);
-      assert.match(res.headers.get("content-security-policy") ?? "", /default-src 'none'/);
-      const html = await res.text();
-      assert.match(html, /^<!doctype html>/i);
-      assert.doesNotMatch(html, /https?:\/\//i, "no absolute URL anywhere");
-      assert.doesNotMatch(html, /<script|<link|<img|<iframe|@import|url\(/i, "nothing to load");
-      for (const m of html.matchAll(/\b(?:href|src|action)\s*=\s*["']?([^"'\s>]*)/gi)) {
-        assert.ok(m[1].startsWith("#"), `only in-page links: ${m[0]}`);
-      }
-      // Every anchor a link points to exists, and every operation and schema is on the page.
-      const ids = new Set([...html.matchAll(/\bid="([^"]+)"/g)].map((m) => m[1]));
-      for (const m of html.matchAll(/href="#([^"]+)"/g)) assert.ok(ids.has(m[1]), m[1]);
-      for (const item of Object.values(doc.paths as Record<string, Record<string, Json>>)) {
-        for (const op of Object.values(item)) assert.ok(ids.has(`op-${op.operationId}`));
-      }
-      for (const name of Object.keys((doc.components as Json).schemas as Json)) {
-        assert.ok(ids.has(`schema-${name}`), name);
-      }
-      assert.match(html, /GET<\/span> <code>\/v1\/sessions\/\{session_id\}\/runs<\/code>/);
+  await tt.step("bodies, records, query parameters and errors come from the zod schemas", () => {
+    const paths = doc.paths as Record<string, Record<string, Json>>;
+    const runRequest = resolvePointer(doc, "#/components/schemas/RunRequest") as Json;
+    assert.deepEqual(runRequest.required, ["messages"]);
+    assert.equal(runRequest.additionalProperties, false);
+    assert.equal(((runRequest.properties as Json).messages as Json).minItems, 1);
+    assert.deepEqual(
+      (paths["/v1/runs"].post.requestBody as Json).content,
+      { "application/json": { schema: { $ref: "#/components/schemas/RunRequest" } } },
+    );
+    // Nested types of the manifest schema are shared components too.
+    const retry = resolvePointer(doc, "#/components/schemas/ModelConfigRetry") as Json;
+    assert.deepEqual(retry.required, ["max_attempts", "initial_backoff", "max_backoff"]);
+
+    const list = paths["/v1/sessions/{session_id}/runs"].get;
+    const params = (list.parameters as Json[]).filter((p) => p.in === "query");
+    assert.deepEqual(params.map((p) => p.name), [
+      "per_page",
+      "page",
+      "ids",
+      "session_ids",
+      "statuses",
+      "created_before",
+      "created_after",
+      "updated_before",
+      "updated_after",
+    ]);
+    const perPage = params[0].schema as Json;
+    assert.deepEqual([perPage.type, perPage.minimum, perPage.maximum, perPage.default], [
+      "integer",
+      1,
+      1000,
+      100,
+    ]);
+    assert.deepEqual((params[4].schema as Json).items, {
+      $ref: "#/components/schemas/RunStatus",
     });
-  } finally {
-    await t.close();
-  }
+    assert.equal((params[5].schema as Json).format, "date-time");
+    for (const path of ["/v1/sessions", "/v1/sessions/{session_id}/messages"]) {
+      const names = (paths[path].get.parameters as Json[]).filter((p) => p.in === "query")
+        .map((p) => p.name);
+      assert.deepEqual(names, ["per_page", "page"], path);
+    }
+
+    // Both error shapes, with the codes of docs/errors.md per endpoint.
+    const responses = (path: string, method: string) =>
+      paths[path][method].responses as Record<string, Json>;
+    const examples = (r: Json) =>
+      Object.keys(((r.content as Json)["application/json"] as Json).examples as Json);
+    const schemaOf = (r: Json) => ((r.content as Json)["application/json"] as Json).schema;
+    const getSession = responses("/v1/sessions/{session_id}", "get");
+    assert.deepEqual(examples(getSession["404"]), ["404001"]);
+    assert.deepEqual(schemaOf(getSession["404"]), { $ref: "#/components/schemas/ErrorBody" });
+    const listSessions = responses("/v1/sessions", "get");
+    assert.deepEqual(schemaOf(listSessions["422"]), {
+      $ref: "#/components/schemas/ValidationErrorBody",
+    });
+    const start = responses("/v1/runs", "post");
+    assert.deepEqual(
+      Object.keys(start).sort(),
+      ["200", "400", "404", "409", "413", "415", "422", "500", "503"],
+    );
+    assert.deepEqual(examples(start["409"]).sort(), ["409002", "409003"]);
+    assert.deepEqual(examples(start["400"]).sort(), ["400001", "400002"]);
+    assert.deepEqual(examples(responses("/v1/runs/{run_id}/events", "get")["409"]), [
+      "409004",
+    ]);
+    assert.ok(responses("/v1/runs/{run_id}/cancel", "put")["204"]);
+    assert.ok(responses("/v1/runs/start", "post")["202"]);
+    // API keys are off here: no scheme, no 401.
+    assert.equal(doc.security, undefined);
+    assert.equal(start["401"], undefined);
+  });
+
+  await tt.step("the SSE event catalogue", () => {
+    const paths = doc.paths as Record<string, Record<string, Json>>;
+    for (const [path, method] of [["/v1/runs", "post"], ["/v1/runs/{run_id}/events", "get"]]) {
+      const ok = (paths[path][method].responses as Json)["200"] as Json;
+      const media = (ok.content as Json)["text/event-stream"] as Json;
+      assert.deepEqual(media["x-itemSchema"], { $ref: "#/components/schemas/RunEvent" }, path);
+    }
+    const runEvent = resolvePointer(doc, "#/components/schemas/RunEvent") as Json;
+    const mapping = (runEvent.discriminator as Json).mapping as Record<string, string>;
+    assert.deepEqual(Object.keys(mapping), RUN_EVENT_KINDS);
+    assert.equal((runEvent.oneOf as Json[]).length, RUN_EVENT_KINDS.length);
+    for (const target of Object.values(mapping)) {
+      const member = resolvePointer(doc, target) as Json;
+      assert.ok(member, target);
+      assert.ok((member.required as string[]).includes("kind"));
+      assert.ok((member.required as string[]).includes("timestamp"));
+    }
+  });
+
+  await tt.step("what the server sends matches the document", async () => {
+    const res = await t.fetch("/v1/runs", {
+      method: "POST",
+      json: {
+        session_id: "doc-s1",
+        messages: [{ role: "user", content: [{ type: "text", value: "hello docs" }] }],
+      },
+    });
+    assert.equal(res.status, 200);
+    const events = await readEvents(res);
+    assert.ok(events.length >= 4);
+    for (const event of events) {
+      const parsed = RunEventSchema.safeParse(event);
+      assert.ok(parsed.success, `${event.kind}: ${JSON.stringify(parsed.error?.issues)}`);
+      // Every field on the wire is a documented property of its event component.
+      const documented = propertiesOf(doc, eventName(event.kind));
+      for (const key of Object.keys(event)) {
+        assert.ok(documented.has(key), `${event.kind}.${key}`);
+      }
+    }
+    const session = await getJson(t, "/v1/sessions/doc-s1");
+    for (const key of Object.keys(session)) assert.ok(propertiesOf(doc, "Session").has(key));
+    const runs = await getJson(t, "/v1/sessions/doc-s1/runs");
+    const run = (runs.items as Json[])[0];
+    for (const key of Object.keys(run)) assert.ok(propertiesOf(doc, "Run").has(key), key);
+    assert.deepEqual(Object.keys(runs).sort(), [...propertiesOf(doc, "RunList")].sort());
+    const messages = await getJson(t, "/v1/sessions/doc-s1/messages");
+    for (const m of messages.items as Json[]) {
+      for (const key of Object.keys(m)) assert.ok(propertiesOf(doc, "Message").has(key), key);
+    }
+    const missing = await t.fetch("/v1/sessions/nope");
+    assert.deepEqual(
+      Object.keys(await missing.json()).sort(),
+      [
+        ...propertiesOf(doc, "ErrorBody"),
+      ].sort(),
+    );
+  });
+
+  await tt.step("/docs: HTML that references no external URL", async () => {
+    const res = await t.fetch("/docs");
+    assert.equal(res.status, 200);
+    assert.match(res.headers.get("content-type") ?? "", /^text\/html/);
+    assert.match(res.headers.get("content-security-policy") ?? "", /default-src 'none'/);
+    const html = await res.text();
+    assert.match(html, /^<!doctype html>/i);
+    assert.doesNotMatch(html, /https?:\/\//i, "no absolute URL anywhere");
+    assert.doesNotMatch(html, /<script|<link|<img|<iframe|@import|url\(/i, "nothing to load");
+    for (const m of html.matchAll(/\b(?:href|src|action)\s*=\s*["']?([^"'\s>]*)/gi)) {
+      assert.ok(m[1].startsWith("#"), `only in-page links: ${m[0]}`);
+    }
+    // Every anchor a link points to exists, and every operation and schema is on the page.
+    const ids = new Set([...html.matchAll(/\bid="([^"]+)"/g)].map((m) => m[1]));
+    for (const m of html.matchAll(/href="#([^"]+)"/g)) assert.ok(ids.has(m[1]), m[1]);
+    for (const item of Object.values(doc.paths as Record<string, Record<string, Json>>)) {
+      for (const op of Object.values(item)) assert.ok(ids.has(`op-${op.operationId}`));
+    }
+    for (const name of Object.keys((doc.components as Json).schemas as Json)) {
+      assert.ok(ids.has(`schema-${name}`), name);
+    }
+    assert.match(html, /GET<\/span> <code>\/v1\/sessions\/\{session_id\}\/runs<\/code>/);
+  });
 });
 
 function eventName(kind: string): string {
@@ -523,7 +518,7 @@ function eventName(kind: string): string {
 }
 
 Deno.test("openapi: with API keys on, the schemes are declared and public routes need none", async () => {
-  const t = await startTestServer({
+  await using t = await startTestServer({
     manifest: {
       http_server: {
         protocol: { a2a: {} },
@@ -531,47 +526,43 @@ Deno.test("openapi: with API keys on, the schemes are declared and public routes
       },
     },
   });
-  try {
-    // The document itself is public by default.
-    const doc = await getJson(t, "/v1/openapi.json");
-    assert.deepEqual(validateOpenApi31(doc), []);
-    const schemes = (doc.components as Json).securitySchemes as Json;
-    assert.deepEqual(schemes.bearerAuth, {
-      type: "http",
-      scheme: "bearer",
-      description: "`Authorization: Bearer <API key>`.",
-    });
-    assert.equal((schemes.apiKeyHeader as Json).name, "X-API-Key");
-    assert.deepEqual(doc.security, [{ bearerAuth: [] }, { apiKeyHeader: [] }]);
-    const paths = doc.paths as Record<string, Record<string, Json>>;
-    for (
-      const [path, method] of [
-        ["/healthz", "get"],
-        ["/readyz", "get"],
-        ["/docs", "get"],
-        ["/v1/openapi.json", "get"],
-        ["/a2a/.well-known/agent-card.json", "get"],
-      ]
-    ) {
-      assert.deepEqual(paths[path][method].security, [], path);
-      assert.equal((paths[path][method].responses as Json)["401"], undefined, path);
-    }
-    const get = paths["/v1/runs/{run_id}"].get;
-    assert.equal(get.security, undefined);
-    const responses = get.responses as Json;
-    const example = (status: string) =>
-      Object.keys(((responses[status] as Json).content as Json)["application/json"] as Json)
-        .length && Object.keys(
-          (((responses[status] as Json).content as Json)["application/json"] as Json)
-            .examples as Json,
-        );
-    assert.deepEqual(example("401"), ["401001"]);
-    assert.deepEqual(example("403"), ["403001"]);
-    const html = await (await t.fetch("/docs")).text();
-    assert.match(html, /API keys are on/);
-    assert.doesNotMatch(html, /openapi-test-key-0001/);
-    assert.doesNotMatch(JSON.stringify(doc), /openapi-test-key-0001/);
-  } finally {
-    await t.close();
+  // The document itself is public by default.
+  const doc = await getJson(t, "/v1/openapi.json");
+  assert.deepEqual(validateOpenApi31(doc), []);
+  const schemes = (doc.components as Json).securitySchemes as Json;
+  assert.deepEqual(schemes.bearerAuth, {
+    type: "http",
+    scheme: "bearer",
+    description: "`Authorization: Bearer <API key>`.",
+  });
+  assert.equal((schemes.apiKeyHeader as Json).name, "X-API-Key");
+  assert.deepEqual(doc.security, [{ bearerAuth: [] }, { apiKeyHeader: [] }]);
+  const paths = doc.paths as Record<string, Record<string, Json>>;
+  for (
+    const [path, method] of [
+      ["/healthz", "get"],
+      ["/readyz", "get"],
+      ["/docs", "get"],
+      ["/v1/openapi.json", "get"],
+      ["/a2a/.well-known/agent-card.json", "get"],
+    ]
+  ) {
+    assert.deepEqual(paths[path][method].security, [], path);
+    assert.equal((paths[path][method].responses as Json)["401"], undefined, path);
   }
+  const get = paths["/v1/runs/{run_id}"].get;
+  assert.equal(get.security, undefined);
+  const responses = get.responses as Json;
+  const example = (status: string) =>
+    Object.keys(((responses[status] as Json).content as Json)["application/json"] as Json)
+      .length && Object.keys(
+        (((responses[status] as Json).content as Json)["application/json"] as Json)
+          .examples as Json,
+      );
+  assert.deepEqual(example("401"), ["401001"]);
+  assert.deepEqual(example("403"), ["403001"]);
+  const html = await (await t.fetch("/docs")).text();
+  assert.match(html, /API keys are on/);
+  assert.doesNotMatch(html, /openapi-test-key-0001/);
+  assert.doesNotMatch(JSON.stringify(doc), /openapi-test-key-0001/);
 });

@@ -9,10 +9,10 @@
  */
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
-import { type Browser, chromium, type Page } from "playwright-core";
+import { chromium, type Page } from "playwright-core";
 import { loadConfig } from "../../src/config/mod.ts";
 import { PLAYGROUND_PATHS } from "../../src/http/playground/mod.ts";
-import { startTestServer, type TestServer } from "../helpers/server.ts";
+import { startTestServer, type TestServer } from "../_kit/mod.ts";
 
 const CHROMIUM = Deno.env.get("AGENTD_TEST_CHROMIUM") ?? "/usr/bin/chromium";
 const CHROMIUM_ARGS = [
@@ -132,326 +132,320 @@ Deno.test({
     await requireChromium();
     await Deno.mkdir(ARTIFACTS, { recursive: true });
     const quickstart = await loadConfig(QUICKSTART, {});
-    const server = await startTestServer({
+    await using server = await startTestServer({
       manifest: { tool: quickstart.manifest.tool, http_server: { keepalive: 1000 } },
     });
-    let browser: Browser | undefined;
     const problems: string[] = [];
-    try {
-      browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
-      const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
-      const page = await context.newPage();
-      page.setDefaultTimeout(20_000);
-      page.on("pageerror", (err) => problems.push(`page error: ${err.message}`));
-      page.on("console", (msg) => {
-        // A refused request is logged by the browser itself; everything else is a bug.
-        if (msg.type() === "error" && !/Failed to load resource/.test(msg.text())) {
-          problems.push(`console error: ${msg.text()}`);
-        }
-      });
+    await using browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+    const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+    const page = await context.newPage();
+    page.setDefaultTimeout(20_000);
+    page.on("pageerror", (err) => problems.push(`page error: ${err.message}`));
+    page.on("console", (msg) => {
+      // A refused request is logged by the browser itself; everything else is a bug.
+      if (msg.type() === "error" && !/Failed to load resource/.test(msg.text())) {
+        problems.push(`console error: ${msg.text()}`);
+      }
+    });
 
-      await t.step("serves the page and its assets with a strict CSP", async () => {
-        const expected: Record<string, string> = {
-          "/": "text/html",
-          "/playground/app.js": "text/javascript",
-          "/playground/sse.js": "text/javascript",
-          "/playground/style.css": "text/css",
-          "/playground/favicon.svg": "image/svg+xml",
-        };
-        // Every file the page serves, also those listed above.
-        for (const path of Object.keys(PLAYGROUND_PATHS)) {
-          expected[path] ??= PLAYGROUND_PATHS[path].split(";")[0];
-        }
-        for (const [path, type] of Object.entries(expected)) {
-          const res = await server.fetch(path);
-          const body = await res.text();
-          assert.equal(res.status, 200, path);
-          assert.ok(res.headers.get("content-type")!.startsWith(type), path);
-          const csp = res.headers.get("content-security-policy")!;
-          assert.match(csp, /default-src 'self'/);
-          assert.match(csp, /script-src 'self'/);
-          assert.doesNotMatch(csp, /unsafe-inline|unsafe-eval|\*|https?:/);
-          assert.equal(res.headers.get("x-content-type-options"), "nosniff");
-          assert.ok(body.length > 0);
-          // Nothing is loaded from another origin.
-          assert.doesNotMatch(body, /(src|href)="(https?:)?\/\//);
-          const again = await server.fetch(path, {
-            headers: { "if-none-match": res.headers.get("etag")! },
-          });
-          assert.equal(again.status, 304);
-          await again.body?.cancel();
-        }
-        await page.goto(server.url + "/");
-        await page.locator("body[data-ready=true]").waitFor();
-        assert.equal(await page.title(), "agentd playground");
-        assert.equal(await textOf(page, "#session-label"), "none");
-        assert.match(await textOf(page, "#sessions"), /No sessions yet/);
-      });
-
-      await t.step("streams an answer into the page", async () => {
-        const session = await newSession(page);
-        await useEcho(page, 80);
-        assert.match(await textOf(page, "#model-summary"), /echo/);
-        const words = "one two three four five six seven eight nine ten eleven twelve";
-        await send(page, words);
-        // Part of the answer is on the page while the run is still going.
-        await page.waitForFunction(() => {
-          const text = document.querySelector(".msg.assistant .text")?.textContent ?? "";
-          return text.length > 0 && document.getElementById("status")!.dataset.kind === "busy";
+    await t.step("serves the page and its assets with a strict CSP", async () => {
+      const expected: Record<string, string> = {
+        "/": "text/html",
+        "/playground/app.js": "text/javascript",
+        "/playground/sse.js": "text/javascript",
+        "/playground/style.css": "text/css",
+        "/playground/favicon.svg": "image/svg+xml",
+      };
+      // Every file the page serves, also those listed above.
+      for (const path of Object.keys(PLAYGROUND_PATHS)) {
+        expected[path] ??= PLAYGROUND_PATHS[path].split(";")[0];
+      }
+      for (const [path, type] of Object.entries(expected)) {
+        const res = await server.fetch(path);
+        const body = await res.text();
+        assert.equal(res.status, 200, path);
+        assert.ok(res.headers.get("content-type")!.startsWith(type), path);
+        const csp = res.headers.get("content-security-policy")!;
+        assert.match(csp, /default-src 'self'/);
+        assert.match(csp, /script-src 'self'/);
+        assert.doesNotMatch(csp, /unsafe-inline|unsafe-eval|\*|https?:/);
+        assert.equal(res.headers.get("x-content-type-options"), "nosniff");
+        assert.ok(body.length > 0);
+        // Nothing is loaded from another origin.
+        assert.doesNotMatch(body, /(src|href)="(https?:)?\/\//);
+        const again = await server.fetch(path, {
+          headers: { "if-none-match": res.headers.get("etag")! },
         });
-        const partial = await lastAgentText(page);
-        assert.ok(words.startsWith(partial) && partial.length < words.length, partial);
-        assert.ok(await page.locator(".msg.assistant.streaming").count() > 0);
-        assert.match(await textOf(page, "#status"), /running .* attached/);
-        await screenshot(page, "streaming");
-        const runId = await newestRun(page, "completed");
-        await idle(page);
-        assert.equal(await lastAgentText(page), words);
-        assert.equal(await textOf(page, ".msg.user .text"), words);
-        assert.match(await textOf(page, "#status"), /completed/);
-        assert.equal((await runRecord(server, runId)).session_id, session);
-        // The event log saw the native stream.
-        const log = await textOf(page, "#events");
-        for (const kind of ["run_started", "text_message_content", "run_finished"]) {
-          assert.ok(log.includes(kind), kind);
-        }
+        assert.equal(again.status, 304);
+        await again.body?.cancel();
+      }
+      await page.goto(server.url + "/");
+      await page.locator("body[data-ready=true]").waitFor();
+      assert.equal(await page.title(), "agentd playground");
+      assert.equal(await textOf(page, "#session-label"), "none");
+      assert.match(await textOf(page, "#sessions"), /No sessions yet/);
+    });
+
+    await t.step("streams an answer into the page", async () => {
+      const session = await newSession(page);
+      await useEcho(page, 80);
+      assert.match(await textOf(page, "#model-summary"), /echo/);
+      const words = "one two three four five six seven eight nine ten eleven twelve";
+      await send(page, words);
+      // Part of the answer is on the page while the run is still going.
+      await page.waitForFunction(() => {
+        const text = document.querySelector(".msg.assistant .text")?.textContent ?? "";
+        return text.length > 0 && document.getElementById("status")!.dataset.kind === "busy";
       });
+      const partial = await lastAgentText(page);
+      assert.ok(words.startsWith(partial) && partial.length < words.length, partial);
+      assert.ok(await page.locator(".msg.assistant.streaming").count() > 0);
+      assert.match(await textOf(page, "#status"), /running .* attached/);
+      await screenshot(page, "streaming");
+      const runId = await newestRun(page, "completed");
+      await idle(page);
+      assert.equal(await lastAgentText(page), words);
+      assert.equal(await textOf(page, ".msg.user .text"), words);
+      assert.match(await textOf(page, "#status"), /completed/);
+      assert.equal((await runRecord(server, runId)).session_id, session);
+      // The event log saw the native stream.
+      const log = await textOf(page, "#events");
+      for (const kind of ["run_started", "text_message_content", "run_finished"]) {
+        assert.ok(log.includes(kind), kind);
+      }
+    });
 
-      await t.step("shows tool calls, state changes and progress", async () => {
-        await newSession(page);
-        await useEcho(page, 10);
-        await send(page, '/call progress {"task": "demo", "steps": 6}');
-        const card = page.locator('.toolcall[data-tool="progress"]');
-        await card.waitFor();
-        // The progress bar moves while the tool works.
-        await page.waitForFunction(() => {
-          const bar = document.getElementById("progress") as HTMLProgressElement;
-          return bar.value > 0 && bar.value < 1;
-        });
-        await screenshot(page, "progress");
-        await newestRun(page, "completed");
-        await idle(page);
-        assert.match(await card.locator(".args").textContent() ?? "", /"task": "demo"/);
-        assert.match(await card.locator(".result").textContent() ?? "", /"done": "demo"/);
-        assert.equal(await card.getAttribute("data-status"), "done");
-        assert.equal(
-          await page.locator("#progress").evaluate((el) => (el as HTMLProgressElement).value),
-          1,
-        );
-        assert.equal(await textOf(page, "#progress-label"), "demo: 100%");
-        const state = JSON.parse(await textOf(page, "#state"));
-        assert.deepEqual(state, { counter: 1, last_task: "demo" });
-        assert.match(await textOf(page, "#customs"), /progress/);
-        assert.match(await lastAgentText(page), /progress returned: /);
-
-        // A second call changes the existing state: a delta, listed as operations.
-        await send(page, '/call progress {"task": "again", "steps": 2}');
-        await newestRun(page, "completed");
-        await idle(page);
-        assert.deepEqual(JSON.parse(await textOf(page, "#state")), {
-          counter: 2,
-          last_task: "again",
-        });
-        const changes = await textOf(page, "#state-changes");
-        assert.match(changes, /add \/counter = 2/);
-        assert.match(changes, /add \/last_task = "again"/);
-        assert.equal(await page.locator('.toolcall[data-tool="progress"]').count(), 2);
-        await screenshot(page, "tools_state");
+    await t.step("shows tool calls, state changes and progress", async () => {
+      await newSession(page);
+      await useEcho(page, 10);
+      await send(page, '/call progress {"task": "demo", "steps": 6}');
+      const card = page.locator('.toolcall[data-tool="progress"]');
+      await card.waitFor();
+      // The progress bar moves while the tool works.
+      await page.waitForFunction(() => {
+        const bar = document.getElementById("progress") as HTMLProgressElement;
+        return bar.value > 0 && bar.value < 1;
       });
+      await screenshot(page, "progress");
+      await newestRun(page, "completed");
+      await idle(page);
+      assert.match(await card.locator(".args").textContent() ?? "", /"task": "demo"/);
+      assert.match(await card.locator(".result").textContent() ?? "", /"done": "demo"/);
+      assert.equal(await card.getAttribute("data-status"), "done");
+      assert.equal(
+        await page.locator("#progress").evaluate((el) => (el as HTMLProgressElement).value),
+        1,
+      );
+      assert.equal(await textOf(page, "#progress-label"), "demo: 100%");
+      const state = JSON.parse(await textOf(page, "#state"));
+      assert.deepEqual(state, { counter: 1, last_task: "demo" });
+      assert.match(await textOf(page, "#customs"), /progress/);
+      assert.match(await lastAgentText(page), /progress returned: /);
 
-      await t.step("cancels a running run", async () => {
-        const session = await newSession(page);
-        await useEcho(page, 150);
-        const words = Array.from({ length: 40 }, (_, i) => `word${i}`).join(" ");
-        await send(page, words);
-        await page.waitForFunction(() =>
-          (document.querySelector(".msg.assistant .text")?.textContent ?? "").length > 0
-        );
-        await page.click("#cancel");
-        const runId = await newestRun(page, "cancelled");
-        await idle(page);
-        assert.match(await textOf(page, "#status"), /cancelled/);
-        assert.equal((await runRecord(server, runId)).status, "cancelled");
-        // The partial answer stays, shorter than the whole.
-        const text = await lastAgentText(page);
-        assert.ok(text.length > 0 && text.length < words.length, text);
-        const stored = await sessionMessages(server, session);
-        assert.equal(stored.at(-1)?.role, "assistant");
-        await screenshot(page, "cancelled");
+      // A second call changes the existing state: a delta, listed as operations.
+      await send(page, '/call progress {"task": "again", "steps": 2}');
+      await newestRun(page, "completed");
+      await idle(page);
+      assert.deepEqual(JSON.parse(await textOf(page, "#state")), {
+        counter: 2,
+        last_task: "again",
       });
+      const changes = await textOf(page, "#state-changes");
+      assert.match(changes, /add \/counter = 2/);
+      assert.match(changes, /add \/last_task = "again"/);
+      assert.equal(await page.locator('.toolcall[data-tool="progress"]').count(), 2);
+      await screenshot(page, "tools_state");
+    });
 
-      await t.step("re-attaches to a detached run after a reload", async () => {
-        const session = await newSession(page);
-        await useEcho(page, 150);
-        await page.check("#detached");
-        const words = Array.from({ length: 24 }, (_, i) => `part${i}`).join(" ");
-        await send(page, words);
-        await page.waitForFunction(() =>
-          (document.querySelector(".msg.assistant .text")?.textContent ?? "").split(" ").length > 3
-        );
-        assert.match(await textOf(page, "#status"), /detached/);
-        const runId = await page.locator("#runs .run.current").getAttribute("data-run-id");
-        assert.ok(runId);
-        assert.ok(page.url().includes(`#session=${session}`), page.url());
+    await t.step("cancels a running run", async () => {
+      const session = await newSession(page);
+      await useEcho(page, 150);
+      const words = Array.from({ length: 40 }, (_, i) => `word${i}`).join(" ");
+      await send(page, words);
+      await page.waitForFunction(() =>
+        (document.querySelector(".msg.assistant .text")?.textContent ?? "").length > 0
+      );
+      await page.click("#cancel");
+      const runId = await newestRun(page, "cancelled");
+      await idle(page);
+      assert.match(await textOf(page, "#status"), /cancelled/);
+      assert.equal((await runRecord(server, runId)).status, "cancelled");
+      // The partial answer stays, shorter than the whole.
+      const text = await lastAgentText(page);
+      assert.ok(text.length > 0 && text.length < words.length, text);
+      const stored = await sessionMessages(server, session);
+      assert.equal(stored.at(-1)?.role, "assistant");
+      await screenshot(page, "cancelled");
+    });
 
-        await page.reload();
-        await page.locator("body[data-ready=true]").waitFor();
-        assert.equal(await textOf(page, "#session-label"), session);
-        assert.match(await textOf(page, "#status"), new RegExp(`running ${runId!.slice(0, 8)}`));
-        assert.match(await textOf(page, "#status"), /re-attached/);
-        // New words keep arriving on the re-attached stream.
-        await page.locator(".msg.assistant.partial").waitFor();
-        await screenshot(page, "reattached");
-        await page.waitForFunction(() => document.getElementById("status")!.dataset.kind === "ok");
-        await idle(page);
-        assert.equal((await runRecord(server, runId!)).status, "completed");
-        // Once it finished, the page shows the stored answer whole.
-        assert.equal(await lastAgentText(page), words);
-        assert.equal(await page.locator(".msg.assistant.partial").count(), 0);
-        assert.equal(
-          await page.locator(`#runs .run[data-run-id="${runId}"]`).getAttribute("data-status"),
-          "completed",
-        );
-        await page.uncheck("#detached");
-      });
+    await t.step("re-attaches to a detached run after a reload", async () => {
+      const session = await newSession(page);
+      await useEcho(page, 150);
+      await page.check("#detached");
+      const words = Array.from({ length: 24 }, (_, i) => `part${i}`).join(" ");
+      await send(page, words);
+      await page.waitForFunction(() =>
+        (document.querySelector(".msg.assistant .text")?.textContent ?? "").split(" ").length > 3
+      );
+      assert.match(await textOf(page, "#status"), /detached/);
+      const runId = await page.locator("#runs .run.current").getAttribute("data-run-id");
+      assert.ok(runId);
+      assert.ok(page.url().includes(`#session=${session}`), page.url());
 
-      await t.step("answers a client tool call", async () => {
-        const session = await newSession(page);
-        await useEcho(page, 10);
-        await send(page, '/call ask_user {"question": "Which city?"}');
-        await page.locator("#interrupt:not([hidden])").waitFor();
-        const runId = await newestRun(page, "interrupted");
-        const item = page.locator('#interrupt .pending[data-kind="client_tool"]');
-        assert.equal(await item.getAttribute("data-tool"), "ask_user");
-        assert.equal(await item.locator(".question").textContent(), "Which city?");
-        const card = page.locator('.toolcall[data-tool="ask_user"]');
-        assert.equal(await card.getAttribute("data-status"), "waiting");
-        const pending = (await runRecord(server, runId)).interrupt_payload as {
-          pending: { kind: string; tool_call_id: string }[];
-        };
-        assert.equal(pending.pending[0].kind, "client_tool");
-        await item.locator("textarea.answer").fill("Paris");
-        await screenshot(page, "client_tool");
-        await page.click("#resume");
-        await page.locator("#interrupt").waitFor({ state: "hidden" });
-        await newestRun(page, "completed");
-        await idle(page);
-        assert.equal(await card.getAttribute("data-status"), "done");
-        assert.equal(await card.locator(".result").textContent(), "Paris");
-        const stored = await sessionMessages(server, session);
-        const answer = stored.find((m) => m.role === "tool");
-        assert.equal(answer?.tool_call_id, pending.pending[0].tool_call_id);
-        assert.deepEqual(answer?.content, [{ type: "data", value: "Paris" }]);
-      });
+      await page.reload();
+      await page.locator("body[data-ready=true]").waitFor();
+      assert.equal(await textOf(page, "#session-label"), session);
+      assert.match(await textOf(page, "#status"), new RegExp(`running ${runId!.slice(0, 8)}`));
+      assert.match(await textOf(page, "#status"), /re-attached/);
+      // New words keep arriving on the re-attached stream.
+      await page.locator(".msg.assistant.partial").waitFor();
+      await screenshot(page, "reattached");
+      await page.waitForFunction(() => document.getElementById("status")!.dataset.kind === "ok");
+      await idle(page);
+      assert.equal((await runRecord(server, runId!)).status, "completed");
+      // Once it finished, the page shows the stored answer whole.
+      assert.equal(await lastAgentText(page), words);
+      assert.equal(await page.locator(".msg.assistant.partial").count(), 0);
+      assert.equal(
+        await page.locator(`#runs .run[data-run-id="${runId}"]`).getAttribute("data-status"),
+        "completed",
+      );
+      await page.uncheck("#detached");
+    });
 
-      await t.step("approves and rejects a tool call that needs approval", async () => {
-        await newSession(page);
-        await useEcho(page, 10);
-        await send(page, '/call deploy {"task": "v2", "steps": 3}');
-        await page.locator("#interrupt:not([hidden])").waitFor();
-        await newestRun(page, "interrupted");
-        const item = page.locator('#interrupt .pending[data-kind="approval"]');
-        assert.equal(await item.getAttribute("data-tool"), "deploy");
-        assert.match(await item.locator("pre").textContent() ?? "", /"task": "v2"/);
-        await item.locator('input[value="approve"]').check();
-        await screenshot(page, "approval");
-        await page.click("#resume");
-        await newestRun(page, "completed");
-        await idle(page);
-        const approved = page.locator('.toolcall[data-tool="deploy"]').first();
-        assert.equal(await approved.getAttribute("data-status"), "done");
-        assert.match(await approved.locator(".result").textContent() ?? "", /"done": "v2"/);
-        assert.equal(await textOf(page, "#progress-label"), "v2: 100%");
-        assert.deepEqual(JSON.parse(await textOf(page, "#state")), { counter: 1, last_task: "v2" });
+    await t.step("answers a client tool call", async () => {
+      const session = await newSession(page);
+      await useEcho(page, 10);
+      await send(page, '/call ask_user {"question": "Which city?"}');
+      await page.locator("#interrupt:not([hidden])").waitFor();
+      const runId = await newestRun(page, "interrupted");
+      const item = page.locator('#interrupt .pending[data-kind="client_tool"]');
+      assert.equal(await item.getAttribute("data-tool"), "ask_user");
+      assert.equal(await item.locator(".question").textContent(), "Which city?");
+      const card = page.locator('.toolcall[data-tool="ask_user"]');
+      assert.equal(await card.getAttribute("data-status"), "waiting");
+      const pending = (await runRecord(server, runId)).interrupt_payload as {
+        pending: { kind: string; tool_call_id: string }[];
+      };
+      assert.equal(pending.pending[0].kind, "client_tool");
+      await item.locator("textarea.answer").fill("Paris");
+      await screenshot(page, "client_tool");
+      await page.click("#resume");
+      await page.locator("#interrupt").waitFor({ state: "hidden" });
+      await newestRun(page, "completed");
+      await idle(page);
+      assert.equal(await card.getAttribute("data-status"), "done");
+      assert.equal(await card.locator(".result").textContent(), "Paris");
+      const stored = await sessionMessages(server, session);
+      const answer = stored.find((m) => m.role === "tool");
+      assert.equal(answer?.tool_call_id, pending.pending[0].tool_call_id);
+      assert.deepEqual(answer?.content, [{ type: "data", value: "Paris" }]);
+    });
 
-        await send(page, '/call deploy {"task": "v3"}');
-        await page.locator("#interrupt:not([hidden])").waitFor();
-        const again = page.locator('#interrupt .pending[data-kind="approval"]');
-        await again.locator('input[value="reject"]').check();
-        await again.locator("input.reason").fill("not today");
-        await page.click("#resume");
-        await newestRun(page, "completed");
-        await idle(page);
-        const rejected = page.locator('.toolcall[data-tool="deploy"]').nth(1);
-        assert.equal(await rejected.getAttribute("data-status"), "error");
-        assert.equal(await rejected.locator(".badge").textContent(), "rejected");
-        assert.match(await rejected.locator(".result").textContent() ?? "", /not today/);
-        // The rejected call changed nothing.
-        assert.deepEqual(JSON.parse(await textOf(page, "#state")), { counter: 1, last_task: "v2" });
-        const runs = await page.locator("#runs .run").evaluateAll((els) =>
-          els.map((el) => (el as HTMLElement).dataset.status)
-        );
-        assert.deepEqual(runs, ["completed", "interrupted", "completed", "interrupted"]);
-        await screenshot(page, "rejected");
-      });
+    await t.step("approves and rejects a tool call that needs approval", async () => {
+      await newSession(page);
+      await useEcho(page, 10);
+      await send(page, '/call deploy {"task": "v2", "steps": 3}');
+      await page.locator("#interrupt:not([hidden])").waitFor();
+      await newestRun(page, "interrupted");
+      const item = page.locator('#interrupt .pending[data-kind="approval"]');
+      assert.equal(await item.getAttribute("data-tool"), "deploy");
+      assert.match(await item.locator("pre").textContent() ?? "", /"task": "v2"/);
+      await item.locator('input[value="approve"]').check();
+      await screenshot(page, "approval");
+      await page.click("#resume");
+      await newestRun(page, "completed");
+      await idle(page);
+      const approved = page.locator('.toolcall[data-tool="deploy"]').first();
+      assert.equal(await approved.getAttribute("data-status"), "done");
+      assert.match(await approved.locator(".result").textContent() ?? "", /"done": "v2"/);
+      assert.equal(await textOf(page, "#progress-label"), "v2: 100%");
+      assert.deepEqual(JSON.parse(await textOf(page, "#state")), { counter: 1, last_task: "v2" });
 
-      await t.step("sends the model override, and shows a refusal", async () => {
-        await useEcho(page, 10, "gpt-9");
-        const before = await page.locator("#runs .run").count();
-        await send(page, "hello");
-        await page.locator("#banner:not([hidden])").waitFor();
-        assert.match(await textOf(page, "#banner-text"), /model\.override\.model/);
-        assert.equal(await page.locator("#runs .run").count(), before);
-        // The message stays in the composer to send again.
-        assert.equal(await page.inputValue("#message"), "hello");
-        await screenshot(page, "refused_override");
-        await page.fill("#model-name", "");
-        await page.click("#send");
-        await newestRun(page, "completed");
-        await idle(page);
-        assert.ok(await page.locator("#banner").isHidden());
-        assert.equal(await lastAgentText(page), "hello");
-      });
+      await send(page, '/call deploy {"task": "v3"}');
+      await page.locator("#interrupt:not([hidden])").waitFor();
+      const again = page.locator('#interrupt .pending[data-kind="approval"]');
+      await again.locator('input[value="reject"]').check();
+      await again.locator("input.reason").fill("not today");
+      await page.click("#resume");
+      await newestRun(page, "completed");
+      await idle(page);
+      const rejected = page.locator('.toolcall[data-tool="deploy"]').nth(1);
+      assert.equal(await rejected.getAttribute("data-status"), "error");
+      assert.equal(await rejected.locator(".badge").textContent(), "rejected");
+      assert.match(await rejected.locator(".result").textContent() ?? "", /not today/);
+      // The rejected call changed nothing.
+      assert.deepEqual(JSON.parse(await textOf(page, "#state")), { counter: 1, last_task: "v2" });
+      const runs = await page.locator("#runs .run").evaluateAll((els) =>
+        els.map((el) => (el as HTMLElement).dataset.status)
+      );
+      assert.deepEqual(runs, ["completed", "interrupted", "completed", "interrupted"]);
+      await screenshot(page, "rejected");
+    });
 
-      await t.step("works in another tenant", async () => {
-        await page.click("#connection-panel summary");
-        await page.fill("#tenant", "acme");
-        await page.press("#tenant", "Tab");
-        await page.waitForFunction(() =>
-          document.getElementById("sessions")!.textContent!.includes("No sessions yet")
-        );
-        assert.equal(await textOf(page, "#session-label"), "none");
-        const session = await newSession(page);
-        await send(page, "hello acme");
-        await newestRun(page, "completed");
-        await idle(page);
-        const mine = await server.fetch(`/v1/sessions/${session}`, { tenant: "acme" });
-        assert.equal(mine.status, 200);
-        await mine.body?.cancel();
-        const other = await server.fetch(`/v1/sessions/${session}`);
-        assert.equal(other.status, 404);
-        await other.body?.cancel();
-        await page.fill("#tenant", "");
-        await page.press("#tenant", "Tab");
-        await page.waitForFunction(() => document.querySelectorAll(".session-item").length === 6);
-        await page.click("#connection-panel summary");
-      });
+    await t.step("sends the model override, and shows a refusal", async () => {
+      await useEcho(page, 10, "gpt-9");
+      const before = await page.locator("#runs .run").count();
+      await send(page, "hello");
+      await page.locator("#banner:not([hidden])").waitFor();
+      assert.match(await textOf(page, "#banner-text"), /model\.override\.model/);
+      assert.equal(await page.locator("#runs .run").count(), before);
+      // The message stays in the composer to send again.
+      assert.equal(await page.inputValue("#message"), "hello");
+      await screenshot(page, "refused_override");
+      await page.fill("#model-name", "");
+      await page.click("#send");
+      await newestRun(page, "completed");
+      await idle(page);
+      assert.ok(await page.locator("#banner").isHidden());
+      assert.equal(await lastAgentText(page), "hello");
+    });
 
-      await t.step("fits a smaller laptop screen", async () => {
-        // Back in the default tenant: open the newest session and make one more run.
-        await page.locator(".session-item").first().click();
-        await page.locator('.toolcall[data-tool="deploy"]').first().waitFor();
-        await send(page, '/call progress {"task": "overview", "steps": 3}');
-        await newestRun(page, "completed");
-        await idle(page);
-        await page.setViewportSize({ width: 1280, height: 800 });
-        await page.click("#log-panel summary");
-        assert.ok(await page.locator("#events li").count() > 0);
-        // Nothing overflows the page sideways: each column scrolls on its own.
-        const overflow = await page.evaluate(() =>
-          document.documentElement.scrollWidth - document.documentElement.clientWidth
-        );
-        assert.equal(overflow, 0);
-        await screenshot(page, "overview_1280");
-      });
+    await t.step("works in another tenant", async () => {
+      await page.click("#connection-panel summary");
+      await page.fill("#tenant", "acme");
+      await page.press("#tenant", "Tab");
+      await page.waitForFunction(() =>
+        document.getElementById("sessions")!.textContent!.includes("No sessions yet")
+      );
+      assert.equal(await textOf(page, "#session-label"), "none");
+      const session = await newSession(page);
+      await send(page, "hello acme");
+      await newestRun(page, "completed");
+      await idle(page);
+      const mine = await server.fetch(`/v1/sessions/${session}`, { tenant: "acme" });
+      assert.equal(mine.status, 200);
+      await mine.body?.cancel();
+      const other = await server.fetch(`/v1/sessions/${session}`);
+      assert.equal(other.status, 404);
+      await other.body?.cancel();
+      await page.fill("#tenant", "");
+      await page.press("#tenant", "Tab");
+      await page.waitForFunction(() => document.querySelectorAll(".session-item").length === 6);
+      await page.click("#connection-panel summary");
+    });
 
-      assert.deepEqual(problems, []);
-      // The runs the page made really happened, through the public API.
-      const res = await server.fetch("/v1/sessions");
-      assert.equal((await res.json()).count, 6);
-    } finally {
-      await browser?.close();
-      await server.close();
-    }
+    await t.step("fits a smaller laptop screen", async () => {
+      // Back in the default tenant: open the newest session and make one more run.
+      await page.locator(".session-item").first().click();
+      await page.locator('.toolcall[data-tool="deploy"]').first().waitFor();
+      await send(page, '/call progress {"task": "overview", "steps": 3}');
+      await newestRun(page, "completed");
+      await idle(page);
+      await page.setViewportSize({ width: 1280, height: 800 });
+      await page.click("#log-panel summary");
+      assert.ok(await page.locator("#events li").count() > 0);
+      // Nothing overflows the page sideways: each column scrolls on its own.
+      const overflow = await page.evaluate(() =>
+        document.documentElement.scrollWidth - document.documentElement.clientWidth
+      );
+      assert.equal(overflow, 0);
+      await screenshot(page, "overview_1280");
+    });
+
+    assert.deepEqual(problems, []);
+    // The runs the page made really happened, through the public API.
+    const res = await server.fetch("/v1/sessions");
+    assert.equal((await res.json()).count, 6);
   },
 });
