@@ -229,6 +229,11 @@ export class Harness {
   close(): Promise<void> {
     return this.store.close();
   }
+
+  /** Closes the store: `await using h = await Harness.create(...)`. */
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
 }
 
 /** A user message input. */
