@@ -350,7 +350,7 @@ interface BlockSpec {
 const MANIFEST_BLOCKS: BlockSpec = {
   single: {
     agent: { single: { model: { single: { inference_params: {}, retry: {} } } } },
-    runtime: { single: { storage: {}, pubsub: {}, replica: {} } },
+    runtime: { single: { storage: {}, pubsub: {}, replica: {}, attached: {} } },
     http_server: {
       single: {
         protocol: { single: { ag_ui: {}, a2a: { labelled: { extension: {} } } } },

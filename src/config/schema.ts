@@ -185,12 +185,21 @@ export const ReplicaSchema = z.object({
   shutdown_grace: z.number().int().min(0).default(10_000),
 }).strict();
 
+/** How an attached run stream treats a client that reads slower than the run produces. */
+export const AttachedSchema = z.object({
+  /** Events the stream holds for its client before the run waits for it. */
+  buffer: z.number().int().min(1).max(1_000_000).default(1024),
+  /** Milliseconds the run waits for a full stream to drain before the client is dropped. */
+  drain_timeout: z.number().int().positive().default(10_000),
+}).strict();
+
 /** The runtime block. */
 export const RuntimeSchema = z.object({
   default_tenant_id: z.string().min(1).max(128).default("default"),
   storage: StorageSchema.prefault({}),
   pubsub: PubSubSchema.prefault({}),
   replica: ReplicaSchema.prefault({}),
+  attached: AttachedSchema.prefault({}),
   log_level: z.enum(["debug", "info", "warn", "error"]).default("info"),
 }).strict();
 

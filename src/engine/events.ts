@@ -129,10 +129,11 @@ export function makeEvent<K extends RunEventKind>(
 }
 
 /**
- * Marks the end of a re-attach stream that did not end with `run_finished`: live delivery was lost
- * (the subscriber fell behind its capacity, or the pub/sub transport went away). Part of the
- * stream contract every encoder handles.
+ * Marks the end of a stream that did not end with `run_finished`: live delivery was lost (a
+ * re-attach subscriber fell behind its capacity, the pub/sub transport went away, or an attached
+ * client read too slowly and was dropped while its run goes on). Part of the stream contract
+ * every encoder handles.
  */
 export interface EndNotice {
-  notice: "subscriber_overflow" | "transport_lost";
+  notice: "subscriber_overflow" | "transport_lost" | "slow_consumer";
 }

@@ -1,51 +1,123 @@
 /**
- * An unbounded single-consumer async queue: the producer never waits, the consumer iterates.
- * Used to hand a run's events from its executor to the attached HTTP stream.
+ * A bounded single-consumer async queue: hands a run's events from its executor to the attached
+ * HTTP stream. The producer adds while the consumer is fewer than `capacity` items behind; when it
+ * is not, the producer waits for room (`room`), so a slow client holds back its run instead of
+ * growing this process's memory, and the caller decides how long to wait.
  */
 export class AsyncQueue<T> implements AsyncIterable<T> {
+  readonly #capacity: number;
+  // A head index instead of `shift()`, which is linear in the length.
   #items: T[] = [];
+  #head = 0;
   #waiting: ((r: IteratorResult<T>) => void) | null = null;
+  #roomWaiter: ((room: boolean) => void) | null = null;
   #ended = false;
 
-  /** Adds an item; ignored after `end()`. */
-  push(item: T): void {
-    if (this.#ended) return;
+  /** `capacity`: items the consumer may fall behind before `push` refuses. */
+  constructor(capacity: number) {
+    if (!Number.isInteger(capacity) || capacity < 1) {
+      throw new RangeError(`queue capacity must be a positive integer, got ${capacity}`);
+    }
+    this.#capacity = capacity;
+  }
+
+  /** Items not yet taken by the consumer. */
+  get size(): number {
+    return this.#items.length - this.#head;
+  }
+
+  /** True once `end()` was called or the consumer stopped. */
+  get ended(): boolean {
+    return this.#ended;
+  }
+
+  /**
+   * Adds an item: true when it was taken (or dropped because the queue ended), false when the
+   * queue is full; then wait for `room()` and push again.
+   */
+  push(item: T): boolean {
+    if (this.#ended) return true;
     if (this.#waiting) {
       const resolve = this.#waiting;
       this.#waiting = null;
       resolve({ value: item, done: false });
-    } else {
-      this.#items.push(item);
+      return true;
     }
+    if (this.size >= this.#capacity) return false;
+    this.#items.push(item);
+    return true;
   }
 
-  /** Ends the queue; the consumer gets the remaining items and then stops. */
-  end(): void {
+  /**
+   * Resolves true once the consumer made room (or the queue ended: a push then drops the item),
+   * false when `ms` pass first. One producer waits at a time.
+   */
+  room(ms: number): Promise<boolean> {
+    if (this.#ended || this.size < this.#capacity) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.#roomWaiter = null;
+        resolve(false);
+      }, ms);
+      this.#roomWaiter = (room) => {
+        clearTimeout(timer);
+        this.#roomWaiter = null;
+        resolve(room);
+      };
+    });
+  }
+
+  /**
+   * Ends the queue; the consumer gets the remaining items, then `last` when given (it may exceed
+   * the capacity by that one item), then stops.
+   */
+  end(last?: T): void {
+    if (this.#ended) return;
+    if (last !== undefined) {
+      if (this.#waiting) {
+        const resolve = this.#waiting;
+        this.#waiting = null;
+        resolve({ value: last, done: false });
+      } else {
+        this.#items.push(last);
+      }
+    }
     this.#ended = true;
-    if (this.#waiting && this.#items.length === 0) {
+    this.#roomWaiter?.(true);
+    if (this.#waiting && this.size === 0) {
       const resolve = this.#waiting;
       this.#waiting = null;
       resolve({ value: undefined, done: true });
     }
   }
 
-  /** True once `end()` was called. */
-  get ended(): boolean {
-    return this.#ended;
+  #take(): T {
+    const item = this.#items[this.#head];
+    this.#items[this.#head++] = undefined as T;
+    if (this.#head === this.#items.length) {
+      this.#items = [];
+      this.#head = 0;
+    } else if (this.#head > 1024 && this.#head * 2 > this.#items.length) {
+      this.#items = this.#items.slice(this.#head);
+      this.#head = 0;
+    }
+    if (this.size < this.#capacity) this.#roomWaiter?.(true);
+    return item;
   }
 
   [Symbol.asyncIterator](): AsyncIterator<T> {
     return {
       next: () => {
-        if (this.#items.length > 0) {
-          return Promise.resolve({ value: this.#items.shift()!, done: false });
-        }
+        if (this.size > 0) return Promise.resolve({ value: this.#take(), done: false });
         if (this.#ended) return Promise.resolve({ value: undefined, done: true });
         return new Promise((resolve) => (this.#waiting = resolve));
       },
       return: () => {
+        // The consumer went away: nothing will be taken any more, so stop holding items.
         this.#ended = true;
         this.#items = [];
+        this.#head = 0;
+        this.#roomWaiter?.(true);
         return Promise.resolve({ value: undefined, done: true });
       },
     };

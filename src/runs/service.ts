@@ -62,7 +62,8 @@ interface ActiveRun {
   session_id: string;
   controller: AbortController;
   reason?: AbortReason;
-  attached?: AsyncQueue<RunEvent>;
+  /** The attached stream's queue, until the run ends or drops a client that reads too slowly. */
+  attached?: AsyncQueue<RunEvent | EndNotice>;
   done: Promise<void>;
   /** The engine's last step, committed with the outcome. */
   last: StepCommit | null;
@@ -74,8 +75,11 @@ interface ActiveRun {
 export interface StartedRun {
   run_id: string;
   session_id: string;
-  /** Attached runs only: every event of the run, ending with `run_finished`. */
-  events?: AsyncIterable<RunEvent>;
+  /**
+   * Attached runs only: every event of the run, ending with `run_finished`; or, for a client that
+   * read too slowly, ending with the `slow_consumer` notice while the run goes on.
+   */
+  events?: AsyncIterable<RunEvent | EndNotice>;
 }
 
 /** Dependencies of the run service. */
@@ -104,6 +108,7 @@ export class RunService {
   readonly #engine: Engine;
   readonly #log: Logger;
   readonly #replica: Config["manifest"]["runtime"]["replica"];
+  readonly #attachedLimits: Config["manifest"]["runtime"]["attached"];
   readonly #active = new Map<string, ActiveRun>();
   readonly #clock: Clock;
   #accepting = true;
@@ -119,6 +124,7 @@ export class RunService {
     this.#engine = options.engine;
     this.#log = options.log.with({ replica: this.replicaId });
     this.#replica = options.config.manifest.runtime.replica;
+    this.#attachedLimits = options.config.manifest.runtime.attached;
     this.#clock = options.clock ?? systemClock;
   }
 
@@ -154,7 +160,9 @@ export class RunService {
       run_id: runId,
       session_id: sessionId,
       controller: new AbortController(),
-      attached: attached ? new AsyncQueue<RunEvent>() : undefined,
+      attached: attached
+        ? new AsyncQueue<RunEvent | EndNotice>(this.#attachedLimits.buffer)
+        : undefined,
       done: Promise.resolve(),
       last: null,
       started: performance.now(),
@@ -284,7 +292,8 @@ export class RunService {
           final = event;
           break;
         }
-        this.#deliver(active, event);
+        const full = this.#deliver(active, event);
+        if (full) await full;
       }
     } catch (err) {
       this.#log.error("engine failed", {
@@ -320,7 +329,7 @@ export class RunService {
         error: outcome.error ?? null,
       });
     }
-    this.#deliver(active, finished);
+    await this.#deliver(active, finished);
     active.attached?.end();
     this.#active.delete(active.run_id);
     this.#log.info("run finished", {
@@ -387,10 +396,37 @@ export class RunService {
     };
   }
 
-  #deliver(active: ActiveRun, event: RunEvent): void {
-    active.attached?.push(event);
+  /**
+   * Publishes the event and hands it to the attached stream. Returns a promise only when that
+   * stream is full: the run then waits for its client (backpressure), up to `drain_timeout`.
+   */
+  #deliver(active: ActiveRun, event: RunEvent): Promise<void> | undefined {
     this.#pubsub.publish(runChannel(active.run_id), JSON.stringify(event)).catch((err) => {
       this.#log.warn("publish failed", { run_id: active.run_id, error: String(err) });
+    });
+    const queue = active.attached;
+    if (!queue || queue.push(event)) return undefined;
+    return this.#awaitRoom(active, queue, event);
+  }
+
+  /**
+   * Waits for a slow attached client to make room. One that does not within `drain_timeout` is
+   * dropped: its stream ends with the `slow_consumer` notice and the run goes on without it (the
+   * client can re-attach); so a client that stops reading holds at most `buffer` events here.
+   */
+  async #awaitRoom(
+    active: ActiveRun,
+    queue: AsyncQueue<RunEvent | EndNotice>,
+    event: RunEvent,
+  ): Promise<void> {
+    if (await queue.room(this.#attachedLimits.drain_timeout) && queue.push(event)) return;
+    active.attached = undefined;
+    queue.end({ notice: "slow_consumer" });
+    this.#log.warn("attached client dropped: it read too slowly", {
+      tenant: active.tenant,
+      run_id: active.run_id,
+      buffer: this.#attachedLimits.buffer,
+      drain_timeout_ms: this.#attachedLimits.drain_timeout,
     });
   }
 

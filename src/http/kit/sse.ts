@@ -28,8 +28,9 @@ const encoder = new TextEncoder();
 
 /**
  * Streams `frames` (already encoded SSE text) as a `text/event-stream` response. Frames are pulled
- * only as fast as the client reads, so a slow reader backs up into its source (where a pub/sub
- * subscription drops it at its capacity) instead of into this process's memory. The response ends
+ * only as fast as the client reads, so a slow reader backs up into its source (a pub/sub
+ * subscription drops it at its capacity; an attached run's bounded queue makes the run wait for
+ * it, then drops it) instead of into this process's memory. The response ends
  * when the iterable ends; a client disconnect stops the iteration and calls `onClientGone`.
  */
 export function sseResponse(frames: AsyncIterable<string>, options: SseOptions): Response {
