@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import denoConfig from "../deno.json" with { type: "json" };
+import { tempDir } from "./_kit/mod.ts";
 
 const ROOT = join(import.meta.dirname!, "..");
 const MAIN = join(ROOT, "main.ts");
@@ -38,22 +39,6 @@ function childEnv(extra: Record<string, string> = {}): Record<string, string> {
 
 function assertNoStack(result: Result): void {
   assert.doesNotMatch(result.stderr, /^\s+at /m, `stack trace in stderr:\n${result.stderr}`);
-}
-
-/** A temp directory with the given files, removed after `fn`. */
-async function withFiles(
-  files: Record<string, string>,
-  fn: (dir: string) => Promise<void>,
-): Promise<void> {
-  const dir = await Deno.makeTempDir({ prefix: "agentd_cli_" });
-  try {
-    for (const [name, text] of Object.entries(files)) {
-      await Deno.writeTextFile(join(dir, name), text);
-    }
-    await fn(dir);
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
 }
 
 const GOOD = `
@@ -95,81 +80,86 @@ Deno.test("cli: --version prints the version from deno.json", async () => {
 });
 
 Deno.test("cli: check on a good manifest prints the resolved configuration, secrets masked", async () => {
-  await withFiles({ "agent.hcl": GOOD }, async (dir) => {
-    const result = await cli(["check", "agent.hcl"], dir, { CLI_TEST_KEY: "sk-very-secret" });
-    assert.equal(result.code, 0, result.stderr);
-    const printed = JSON.parse(result.stdout);
-    assert.equal(printed.manifest.agent.name, "cli");
-    assert.equal(printed.manifest.agent.model.api_key, "****");
-    assert.equal(printed.manifest.runtime.pubsub.url, "redis://:****@cache:6379");
-    assert.equal(printed.manifest.runtime.storage.kind, "sqlite");
-    assert.equal(printed.manifest.http_server.protocol.a2a.path, "/a2a");
-    assert.equal(printed.baseDir, await Deno.realPath(dir));
-    assert.doesNotMatch(result.stdout, /sk-very-secret|hunter2/);
-  });
+  await using tmp = await tempDir("agentd_cli_");
+  await tmp.write({ "agent.hcl": GOOD });
+  const dir = tmp.path;
+  const result = await cli(["check", "agent.hcl"], dir, { CLI_TEST_KEY: "sk-very-secret" });
+  assert.equal(result.code, 0, result.stderr);
+  const printed = JSON.parse(result.stdout);
+  assert.equal(printed.manifest.agent.name, "cli");
+  assert.equal(printed.manifest.agent.model.api_key, "****");
+  assert.equal(printed.manifest.runtime.pubsub.url, "redis://:****@cache:6379");
+  assert.equal(printed.manifest.runtime.storage.kind, "sqlite");
+  assert.equal(printed.manifest.http_server.protocol.a2a.path, "/a2a");
+  assert.equal(printed.baseDir, await Deno.realPath(dir));
+  assert.doesNotMatch(result.stdout, /sk-very-secret|hunter2/);
 });
 
 Deno.test("cli: check reports syntax errors as file:line:col and exits 2", async () => {
-  await withFiles({ "agent.hcl": `agent {\n  name = \n}\n` }, async (dir) => {
-    const result = await cli(["check", "agent.hcl"], dir);
-    assert.equal(result.code, 2);
-    assert.match(result.stderr, /agent\.hcl:2:10: Invalid expression/);
-    assert.equal(result.stdout, "");
-    assertNoStack(result);
-  });
+  await using tmp = await tempDir("agentd_cli_");
+  await tmp.write({ "agent.hcl": `agent {\n  name = \n}\n` });
+  const dir = tmp.path;
+  const result = await cli(["check", "agent.hcl"], dir);
+  assert.equal(result.code, 2);
+  assert.match(result.stderr, /agent\.hcl:2:10: Invalid expression/);
+  assert.equal(result.stdout, "");
+  assertNoStack(result);
 });
 
 Deno.test("cli: check reports schema errors with dotted paths and exits 2", async () => {
   const text =
     `agent {\n  name = "x"\n}\nhttp_server {\n  protocol {\n    a2a {\n      path = 5\n    }\n  }\n}\n`;
-  await withFiles({ "agent.hcl": text }, async (dir) => {
-    const result = await cli(["check", "agent.hcl"], dir);
-    assert.equal(result.code, 2);
-    assert.match(
-      result.stderr,
-      /http_server\.protocol\.a2a\.path: expected string, received number/,
-    );
-    assertNoStack(result);
-  });
+  await using tmp = await tempDir("agentd_cli_");
+  await tmp.write({ "agent.hcl": text });
+  const dir = tmp.path;
+  const result = await cli(["check", "agent.hcl"], dir);
+  assert.equal(result.code, 2);
+  assert.match(
+    result.stderr,
+    /http_server\.protocol\.a2a\.path: expected string, received number/,
+  );
+  assertNoStack(result);
 });
 
 Deno.test("cli: check on a missing file, an unset variable or a bad override exits 2", async () => {
-  await withFiles({ "agent.hcl": GOOD }, async (dir) => {
-    const missing = await cli(["check", "nope.hcl"], dir);
-    assert.equal(missing.code, 2);
-    assert.match(missing.stderr, /nope\.hcl: manifest file not found/);
-    assertNoStack(missing);
+  await using tmp = await tempDir("agentd_cli_");
+  await tmp.write({ "agent.hcl": GOOD });
+  const dir = tmp.path;
+  const missing = await cli(["check", "nope.hcl"], dir);
+  assert.equal(missing.code, 2);
+  assert.match(missing.stderr, /nope\.hcl: manifest file not found/);
+  assertNoStack(missing);
 
-    const unset = await cli(["check", "agent.hcl"], dir);
-    assert.equal(unset.code, 2);
-    assert.match(
-      unset.stderr,
-      /agent\.model\.api_key: environment variable CLI_TEST_KEY is not set/,
-    );
+  const unset = await cli(["check", "agent.hcl"], dir);
+  assert.equal(unset.code, 2);
+  assert.match(
+    unset.stderr,
+    /agent\.model\.api_key: environment variable CLI_TEST_KEY is not set/,
+  );
 
-    const override = await cli(["check"], dir, {
-      CLI_TEST_KEY: "k",
-      AGENT__PUBSUB__CAPACITY: "big",
-      AGENT__PUBSUB__KINDS: "redis",
-    });
-    assert.equal(override.code, 2);
-    assert.match(override.stderr, /AGENT__PUBSUB__CAPACITY: expected an integer/);
-    assert.match(override.stderr, /unknown environment variable AGENT__PUBSUB__KINDS/);
-    assertNoStack(override);
+  const override = await cli(["check"], dir, {
+    CLI_TEST_KEY: "k",
+    AGENT__PUBSUB__CAPACITY: "big",
+    AGENT__PUBSUB__KINDS: "redis",
   });
+  assert.equal(override.code, 2);
+  assert.match(override.stderr, /AGENT__PUBSUB__CAPACITY: expected an integer/);
+  assert.match(override.stderr, /unknown environment variable AGENT__PUBSUB__KINDS/);
+  assertNoStack(override);
 });
 
 Deno.test("cli: serve refuses a manifest without http_server and exits 2", async () => {
-  await withFiles({ "agent.hcl": `agent {\n  name = "x"\n}\n` }, async (dir) => {
-    const result = await cli(["serve", "agent.hcl"], dir);
-    assert.equal(result.code, 2);
-    assert.match(
-      result.stderr,
-      /native HTTP API \(\/v1\) exists only when the manifest has an http_server block/,
-    );
-    assert.match(result.stderr, /http_server \{/);
-    assertNoStack(result);
-  });
+  await using tmp = await tempDir("agentd_cli_");
+  await tmp.write({ "agent.hcl": `agent {\n  name = "x"\n}\n` });
+  const dir = tmp.path;
+  const result = await cli(["serve", "agent.hcl"], dir);
+  assert.equal(result.code, 2);
+  assert.match(
+    result.stderr,
+    /native HTTP API \(\/v1\) exists only when the manifest has an http_server block/,
+  );
+  assert.match(result.stderr, /http_server \{/);
+  assertNoStack(result);
 });
 
 Deno.test("cli: usage mistakes exit 2 without a stack trace", async () => {
@@ -211,68 +201,68 @@ Deno.test("cli: serve listens where --host/--port say and stops cleanly on SIGTE
   const manifest =
     `agent {\n  name = "s"\n}\nruntime {\n  storage {\n    path = ":memory:"\n  }\n}\n` +
     `http_server {\n  port = 8080\n}\n`;
-  await withFiles({ "agent.hcl": manifest }, async (dir) => {
-    const child = new Deno.Command(Deno.execPath(), {
-      args: [
-        "run",
-        "-A",
-        "--unstable-worker-options",
-        "--config",
-        join(ROOT, "deno.json"),
-        MAIN,
-        "serve",
-        "agent.hcl",
-        "--host",
-        "127.0.0.1",
-        "--port=0",
-      ],
-      cwd: dir,
-      env: childEnv(),
-      clearEnv: true,
-      stdout: "null",
-      stderr: "piped",
-    }).spawn();
-    const lines = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
-    let seen = "";
-    let url: string | undefined;
-    try {
-      const deadline = Date.now() + 20_000;
-      while (!url && Date.now() < deadline) {
-        const { value, done } = await lines.read();
-        if (done) break;
-        seen += value;
-        url = /"url":"(http:\/\/127\.0\.0\.1:(\d+))"/.exec(seen)?.[1];
-      }
-      assert.ok(url, `serve did not report a URL:\n${seen}`);
-      // --port 0 won over the manifest's 8080.
-      assert.notEqual(new URL(url).port, "8080");
-      const response = await fetch(`${url}/v1/runs/does-not-exist`);
-      await response.body?.cancel();
-      assert.equal(response.status, 404);
-    } finally {
-      try {
-        child.kill("SIGTERM");
-      } catch {
-        // Already exited: the assertions above say why.
-      }
-      // Drain stderr so the process is not blocked on a full pipe while it shuts down.
-      for (;;) {
-        const { done } = await lines.read();
-        if (done) break;
-      }
+  await using tmp = await tempDir("agentd_cli_");
+  await tmp.write({ "agent.hcl": manifest });
+  const dir = tmp.path;
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "-A",
+      "--unstable-worker-options",
+      "--config",
+      join(ROOT, "deno.json"),
+      MAIN,
+      "serve",
+      "agent.hcl",
+      "--host",
+      "127.0.0.1",
+      "--port=0",
+    ],
+    cwd: dir,
+    env: childEnv(),
+    clearEnv: true,
+    stdout: "null",
+    stderr: "piped",
+  }).spawn();
+  const lines = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
+  let seen = "";
+  let url: string | undefined;
+  try {
+    const deadline = Date.now() + 20_000;
+    while (!url && Date.now() < deadline) {
+      const { value, done } = await lines.read();
+      if (done) break;
+      seen += value;
+      url = /"url":"(http:\/\/127\.0\.0\.1:(\d+))"/.exec(seen)?.[1];
     }
-    const status = await child.status;
-    assert.equal(status.code, 0);
-  });
+    assert.ok(url, `serve did not report a URL:\n${seen}`);
+    // --port 0 won over the manifest's 8080.
+    assert.notEqual(new URL(url).port, "8080");
+    const response = await fetch(`${url}/v1/runs/does-not-exist`);
+    await response.body?.cancel();
+    assert.equal(response.status, 404);
+  } finally {
+    try {
+      child.kill("SIGTERM");
+    } catch {
+      // Already exited: the assertions above say why.
+    }
+    // Drain stderr so the process is not blocked on a full pipe while it shuts down.
+    for (;;) {
+      const { done } = await lines.read();
+      if (done) break;
+    }
+  }
+  const status = await child.status;
+  assert.equal(status.code, 0);
 });
 
 Deno.test("check and serve report runtime problems: missing tool module, unknown provider", async () => {
-  const dir = await Deno.makeTempDir();
-  try {
-    const path = `${dir}/agent.hcl`;
-    await Deno.writeTextFile(
-      path,
-      `agent {
+  await using dir = await tempDir();
+  const path = dir.join("agent.hcl");
+  await Deno.writeTextFile(
+    path,
+    `agent {
   name = "x"
   model { provider = "nope" }
 }
@@ -282,24 +272,21 @@ tool "missing" {
 }
 http_server {}
 `,
-    );
-    for (const command of ["check", "serve"]) {
-      const out = await new Deno.Command(Deno.execPath(), {
-        args: ["run", "-A", "--no-prompt", "main.ts", command, path, "--port", "0"].slice(
-          0,
-          command === "check" ? 6 : 8,
-        ),
-        cwd: ROOT,
-        stdout: "piped",
-        stderr: "piped",
-      }).output();
-      const stderr = new TextDecoder().decode(out.stderr);
-      assert.equal(out.code, 2, stderr);
-      assert.match(stderr, /tool 'missing': module file not found/);
-      assert.match(stderr, /agent\.model\.provider/);
-      assert.doesNotMatch(stderr, /^\s+at /m);
-    }
-  } finally {
-    await Deno.remove(dir, { recursive: true });
+  );
+  for (const command of ["check", "serve"]) {
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", "--no-prompt", "main.ts", command, path, "--port", "0"].slice(
+        0,
+        command === "check" ? 6 : 8,
+      ),
+      cwd: ROOT,
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const stderr = new TextDecoder().decode(out.stderr);
+    assert.equal(out.code, 2, stderr);
+    assert.match(stderr, /tool 'missing': module file not found/);
+    assert.match(stderr, /agent\.model\.provider/);
+    assert.doesNotMatch(stderr, /^\s+at /m);
   }
 });

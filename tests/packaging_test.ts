@@ -17,6 +17,7 @@ import { dirname, join, relative } from "node:path";
 import { fileURLToPath as fromFileUrl } from "node:url";
 import denoConfig from "../deno.json" with { type: "json" };
 import { JS_WORKER_SOURCE, JS_WORKER_URL } from "../src/tools/js_worker_source.ts";
+import { tempDir } from "./_kit/mod.ts";
 
 const ROOT = dirname(dirname(fromFileUrl(import.meta.url)));
 
@@ -190,60 +191,54 @@ Deno.test("the compile task embeds the graph (runtime binary stood in by this de
   assert.deepEqual(out, ["dist/agentd"]);
   assert.ok(args.includes("--unstable-worker-options"), "JS tool Workers need it at run time");
   assert.equal(args.at(-1), "main.ts");
-  const dir = await Deno.makeTempDir({ prefix: "agentd_compile_" });
-  try {
-    const argv = args.map((a, i) => (args[i - 1] === "--output" ? join(dir, "agentd") : a));
-    const result = await new Deno.Command(Deno.execPath(), {
-      // Type checking is `deno check`'s job; here it would only double the time.
-      args: ["compile", "--no-check", ...argv],
-      cwd: ROOT,
-      env: { DENORT_BIN: Deno.execPath(), NO_COLOR: "1" },
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
-    const text = new TextDecoder().decode(result.stdout) + new TextDecoder().decode(result.stderr);
-    assert.ok(result.success, text);
-    const listing = text.slice(text.indexOf("Embedded Files"));
-    const parts = ["main.ts", "deno.json", "migrations", "@cdktn/hcl2json", "postgres"];
-    // The playground's files, imported as text, are embedded like modules.
-    parts.push("index.html", "style.css", "favicon.svg", "app.js", "sse.js");
-    for (const part of parts) {
-      assert.ok(listing.includes(part), `${part} is embedded:\n${listing}`);
-    }
-    // Test-only packages stay out (--exclude-unused-npm).
-    for (const part of ["playwright-core", "@ag-ui/client"]) {
-      assert.ok(!listing.includes(part), `${part} is not embedded:\n${listing}`);
-    }
-  } finally {
-    await Deno.remove(dir, { recursive: true }).catch(() => {});
+  await using tmp = await tempDir("agentd_compile_");
+  const dir = tmp.path;
+  const argv = args.map((a, i) => (args[i - 1] === "--output" ? join(dir, "agentd") : a));
+  const result = await new Deno.Command(Deno.execPath(), {
+    // Type checking is `deno check`'s job; here it would only double the time.
+    args: ["compile", "--no-check", ...argv],
+    cwd: ROOT,
+    env: { DENORT_BIN: Deno.execPath(), NO_COLOR: "1" },
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const text = new TextDecoder().decode(result.stdout) + new TextDecoder().decode(result.stderr);
+  assert.ok(result.success, text);
+  const listing = text.slice(text.indexOf("Embedded Files"));
+  const parts = ["main.ts", "deno.json", "migrations", "@cdktn/hcl2json", "postgres"];
+  // The playground's files, imported as text, are embedded like modules.
+  parts.push("index.html", "style.css", "favicon.svg", "app.js", "sse.js");
+  for (const part of parts) {
+    assert.ok(listing.includes(part), `${part} is embedded:\n${listing}`);
+  }
+  // Test-only packages stay out (--exclude-unused-npm).
+  for (const part of ["playwright-core", "@ag-ui/client"]) {
+    assert.ok(!listing.includes(part), `${part} is not embedded:\n${listing}`);
   }
 });
 
 Deno.test("main.ts check works from another working directory", async () => {
-  const cwd = await Deno.makeTempDir({ prefix: "agentd_cwd_" });
-  try {
-    const result = await new Deno.Command(Deno.execPath(), {
-      args: [
-        "run",
-        "-A",
-        "--no-prompt",
-        join(ROOT, "main.ts"),
-        "check",
-        join(ROOT, "examples/quickstart/agent.hcl"),
-      ],
-      cwd,
-      env: { NO_COLOR: "1" },
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
-    const stderr = new TextDecoder().decode(result.stderr);
-    assert.equal(result.code, 0, stderr);
-    const config = JSON.parse(new TextDecoder().decode(result.stdout));
-    assert.equal(config.manifest.agent.name, "quickstart");
-    for (const tool of Object.values(config.manifest.tool) as { module: string }[]) {
-      assert.ok(tool.module.startsWith(join(ROOT, "examples/quickstart/")), tool.module);
-    }
-  } finally {
-    await Deno.remove(cwd, { recursive: true }).catch(() => {});
+  await using tmp = await tempDir("agentd_cwd_");
+  const cwd = tmp.path;
+  const result = await new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "-A",
+      "--no-prompt",
+      join(ROOT, "main.ts"),
+      "check",
+      join(ROOT, "examples/quickstart/agent.hcl"),
+    ],
+    cwd,
+    env: { NO_COLOR: "1" },
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const stderr = new TextDecoder().decode(result.stderr);
+  assert.equal(result.code, 0, stderr);
+  const config = JSON.parse(new TextDecoder().decode(result.stdout));
+  assert.equal(config.manifest.agent.name, "quickstart");
+  for (const tool of Object.values(config.manifest.tool) as { module: string }[]) {
+    assert.ok(tool.module.startsWith(join(ROOT, "examples/quickstart/")), tool.module);
   }
 });

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { join, resolve } from "node:path";
+import { tempDir } from "../_kit/mod.ts";
 import {
   type Config,
   ConfigError,
@@ -406,28 +407,25 @@ tool "c" {
 });
 
 Deno.test("loadConfig reads the file and records its directory", async () => {
-  const dir = await Deno.makeTempDir();
-  try {
-    await Deno.mkdir(join(dir, "conf"));
-    const path = join(dir, "conf", "agent.hcl");
-    await Deno.writeTextFile(
-      path,
-      `${MINIMAL}runtime {\n  storage {\n    path = "state/a.db"\n  }\n}\n`,
-    );
-    const config = await loadConfig(path, {});
-    assert.equal(config.baseDir, join(dir, "conf"));
-    assert.equal(config.source, path);
-    assert.equal(config.manifest.runtime.storage.path, join(dir, "conf", "state", "a.db"));
+  await using tmp = await tempDir();
+  const dir = tmp.path;
+  await Deno.mkdir(join(dir, "conf"));
+  const path = join(dir, "conf", "agent.hcl");
+  await Deno.writeTextFile(
+    path,
+    `${MINIMAL}runtime {\n  storage {\n    path = "state/a.db"\n  }\n}\n`,
+  );
+  const config = await loadConfig(path, {});
+  assert.equal(config.baseDir, join(dir, "conf"));
+  assert.equal(config.source, path);
+  assert.equal(config.manifest.runtime.storage.path, join(dir, "conf", "state", "a.db"));
 
-    const missing = await problems(loadConfig(join(dir, "nope.hcl"), {}));
-    assert.deepEqual(missing, [`${join(dir, "nope.hcl")}: manifest file not found`]);
-    const yaml = await problems(loadConfig(path.replace(".hcl", ".yaml"), {}));
-    assertSome(yaml, "not found");
-    await Deno.writeTextFile(join(dir, "agent.yaml"), "agent: {}");
-    assertSome(await problems(loadConfig(join(dir, "agent.yaml"), {})), "use a .hcl or .json file");
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
+  const missing = await problems(loadConfig(join(dir, "nope.hcl"), {}));
+  assert.deepEqual(missing, [`${join(dir, "nope.hcl")}: manifest file not found`]);
+  const yaml = await problems(loadConfig(path.replace(".hcl", ".yaml"), {}));
+  assertSome(yaml, "not found");
+  await Deno.writeTextFile(join(dir, "agent.yaml"), "agent: {}");
+  assertSome(await problems(loadConfig(join(dir, "agent.yaml"), {})), "use a .hcl or .json file");
 });
 
 Deno.test("a block given twice is an error naming it", async () => {
