@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { dirname } from "node:path";
 import { createJavaScriptTool, workerSandbox } from "../../src/tools/mod.ts";
 import { errorText, fixture, recordingContext, spec } from "./helpers.ts";
+import { eventually } from "../_kit/mod.ts";
 
 const MODULE = fixture("js_tools.ts");
 
@@ -188,7 +189,7 @@ Deno.test("js: aborting the run's signal stops the tool", async () => {
   const { ctx, events, controller } = recordingContext();
   const call = jsTool("slow").call({}, ctx);
   // Abort once the tool is running (it emits on start).
-  while (events.length === 0) await new Promise((r) => setTimeout(r, 5));
+  await eventually(() => events.length > 0, { interval: 5, what: "the tool to start" });
   const started = performance.now();
   controller.abort();
   const outcome = await call;

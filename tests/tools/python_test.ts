@@ -11,6 +11,7 @@ import {
   realInterpreter,
 } from "../../src/tools/mod.ts";
 import { errorText, fixture, recordingContext, spec } from "./helpers.ts";
+import { eventually } from "../_kit/mod.ts";
 
 const MODULE = fixture("py_tools.py");
 
@@ -33,13 +34,9 @@ function isRunning(pid: number): boolean {
 }
 
 /** Waits until a process has stopped running (SIGKILL of a process group takes effect async). */
-async function stopsRunning(pid: number, within = 1000): Promise<boolean> {
-  const deadline = performance.now() + within;
-  while (isRunning(pid)) {
-    if (performance.now() > deadline) return false;
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  return true;
+function stopsRunning(pid: number, within = 1000): Promise<boolean> {
+  return eventually(() => !isRunning(pid), { timeout: within, interval: 10 })
+    .then(() => true, () => false);
 }
 
 /** Whether a pid exists at all for us to signal (our own reaped child: it does not). */
@@ -150,7 +147,7 @@ Deno.test("python: a timeout ends the call even when an escaped process holds th
 Deno.test("python: aborting the run's signal kills the process at once", async () => {
   const { ctx, events, controller } = recordingContext();
   const call = pyTool("hang").call({}, ctx);
-  while (events.length === 0) await new Promise((r) => setTimeout(r, 10));
+  await eventually(() => events.length > 0, { interval: 10, what: "the tool to start" });
   const pids = events[0].value as { runner: number; child: number };
   const started = performance.now();
   controller.abort();
