@@ -9,6 +9,7 @@ import * as openai from "./fake_openai.ts";
 import * as anthropic from "./fake_anthropic.ts";
 import { startFakeServer } from "./fake_server.ts";
 import { ask, closedPort, collect, msg, resolved, textOf, timed } from "./helpers.ts";
+import { eventually } from "../_kit/mod.ts";
 
 const client = createModelClient({ env: {} });
 const never = new AbortController().signal;
@@ -373,7 +374,9 @@ Deno.test("abort: while waiting for headers rejects at once with the signal's re
   await using server = openai.startFakeOpenAI();
   server.enqueue({ kind: "hang" });
   const ac = new AbortController();
-  setTimeout(() => ac.abort(new Error("cancelled by test")), 100);
+  // Abort once the server holds the request (it never answers).
+  void eventually(() => server.requests.length === 1, { interval: 5 })
+    .then(() => ac.abort(new Error("cancelled by test")));
   const { ms, error } = await timed(() =>
     client.open(resolved("openai", server.url), ask("x"), ac.signal)
   );
@@ -389,8 +392,12 @@ Deno.test("abort: during the backoff stops requesting", async () => {
   const model = resolved("openai", server.url, {
     retry: { max_attempts: 3, initial_backoff: 5000, max_backoff: 5000 },
   });
-  setTimeout(() => ac.abort(), 200);
-  const { ms, error } = await timed(() => client.open(model, ask("x"), ac.signal));
+  // Abort when the first attempt has failed and the 5 s backoff begins.
+  const backingOff = createModelClient({
+    env: {},
+    metrics: { onAttempt: (info) => info.retrying && ac.abort() },
+  });
+  const { ms, error } = await timed(() => backingOff.open(model, ask("x"), ac.signal));
   assert.ok(error instanceof DOMException && error.name === "AbortError", String(error));
   assert.ok(ms < 1500, `elapsed ${ms}`);
   assert.equal(server.requests.length, 1);
