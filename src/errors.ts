@@ -48,6 +48,8 @@ export const errors = {
   malformedJson: (detail: string) => new ApiError(400, 1, `malformed JSON body: ${detail}`),
   badTenant: (why: string) => new ApiError(400, 2, `invalid X-Tenant-ID header: ${why}`),
   badRequest: (message: string) => new ApiError(400, 3, message),
+  malformedHttp: () =>
+    new ApiError(400, 4, "malformed HTTP request (invalid request line or header bytes)"),
   unauthorized: () => new ApiError(401, 1, "missing or invalid API key"),
   tenantForbidden: () =>
     new ApiError(403, 1, "the API key is bound to another tenant than X-Tenant-ID names"),
@@ -59,6 +61,8 @@ export const errors = {
     new ApiError(404, 5, `no route for ${method} ${path}`),
   methodNotAllowed: (method: string, path: string) =>
     new ApiError(405, 1, `method ${method} is not allowed on ${path}`),
+  requestTimeout: () =>
+    new ApiError(408, 1, "the request was not received in time (header or request timeout)"),
   sessionExists: (id: string) => new ApiError(409, 1, `session '${id}' already exists`),
   runExists: (id: string) => new ApiError(409, 2, `run '${id}' already exists`),
   sessionBusy: (id: string) =>
@@ -75,7 +79,13 @@ export const errors = {
       `content type must be application/json${got ? `, got '${got}'` : " (none given)"}`,
     ),
   validation: (fields: FieldError[]) => new ApiError(422, 0, "validation failed", fields),
+  headersTooLarge: () =>
+    new ApiError(431, 1, "the request line and headers are larger than 16 KiB"),
+  /** Never delivered (the client is gone): the status logs and metrics record for a hang-up. */
+  clientClosed: () => new ApiError(499, 1, "the client closed the connection mid-request"),
   internal: () => new ApiError(500, 0, "internal error"),
   unavailable: (what: string) => new ApiError(503, 1, `${what} is unavailable`),
   shuttingDown: () => new ApiError(503, 2, "the server is shutting down and accepts no new runs"),
+  tooManyConnections: () =>
+    new ApiError(503, 3, "too many open connections (http_server.max_connections); retry later"),
 } as const;

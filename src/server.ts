@@ -1,6 +1,6 @@
 /**
  * Wires a configuration into running services (store, pub/sub, models, tools, engine, run
- * service) and serves the app with `Deno.serve`. Used by `main.ts serve` and by the tests, which
+ * service) and serves the app (src/http/listener.ts: `node:http` with the wire limits). Used by `main.ts serve` and by the tests, which
  * start many independent servers in one process.
  */
 import type { Config, Manifest } from "./config/schema.ts";
@@ -8,6 +8,7 @@ import { createApp } from "./http/app.ts";
 import type { AddOn } from "./http/kit/mod.ts";
 import { agUiAddOn } from "./protocols/ag_ui/mod.ts";
 import { a2aAddOn } from "./protocols/a2a/mod.ts";
+import { listen } from "./http/listener.ts";
 import { createLogger, type Logger, withSecrets } from "./log.ts";
 import { secretScrubber, secretValues } from "./secrets.ts";
 import { openStore, type Store } from "./store/mod.ts";
@@ -188,14 +189,14 @@ export async function startServer(
     await runs.open();
     metrics.runsActive.collectWith(() => metrics.runsActive.set(undefined, runs.activeCount));
     const app = createApp({ config, store, runs, log, metrics }, protocolAddOns(config.manifest));
-    const server = Deno.serve({
-      hostname: options.host ?? http.host,
+    const listener = await listen(app.fetch, {
+      host: options.host ?? http.host,
       port: options.port ?? http.port,
-      onListen: () => {},
-    }, app.fetch);
-    const addr = server.addr as Deno.NetAddr;
-    const host = addr.hostname.includes(":") ? `[${addr.hostname}]` : addr.hostname;
-    const url = `http://${host}:${addr.port}`;
+      limits: http,
+      log,
+      metrics,
+    });
+    const url = listener.url;
     log.info("listening", { url, store: store.kind, pubsub: pubsub.kind, replica: runs.replicaId });
 
     let stopping: Promise<void> | undefined;
@@ -204,7 +205,7 @@ export async function startServer(
         log.info("shutting down", { grace_ms: graceMs, active_runs: runs.activeCount });
         await runs.shutdown(graceMs);
         await mcp!.close();
-        await server.shutdown();
+        await listener.close();
         await pubsub!.close();
         await store.close();
         log.info("stopped");
@@ -215,7 +216,15 @@ export async function startServer(
         Deno.addSignalListener(signal, () => void shutdown());
       }
     }
-    return { url, port: addr.port, runs, store, metrics, shutdown, finished: server.finished };
+    return {
+      url,
+      port: listener.port,
+      runs,
+      store,
+      metrics,
+      shutdown,
+      finished: listener.finished,
+    };
   } catch (err) {
     await mcp?.close().catch(() => {});
     await pubsub?.close().catch(() => {});

@@ -82,6 +82,22 @@ export const ENV_OVERRIDES: readonly EnvOverride[] = [
     path: ["http_server", "max_body_bytes"],
     type: "integer",
   },
+  {
+    variable: "AGENT__HTTP__HEADER_TIMEOUT",
+    path: ["http_server", "header_timeout"],
+    type: "integer",
+  },
+  {
+    variable: "AGENT__HTTP__REQUEST_TIMEOUT",
+    path: ["http_server", "request_timeout"],
+    type: "integer",
+  },
+  { variable: "AGENT__HTTP__IDLE_TIMEOUT", path: ["http_server", "idle_timeout"], type: "integer" },
+  {
+    variable: "AGENT__HTTP__MAX_CONNECTIONS",
+    path: ["http_server", "max_connections"],
+    type: "integer",
+  },
   { variable: "AGENT__HTTP__PUBLIC_URL", path: ["http_server", "public_url"], type: "string" },
   { variable: "AGENT__AUTH__API_KEYS", path: ["http_server", "auth", "api_keys"], type: "list" },
 ];

@@ -273,6 +273,20 @@ export const HttpServerSchema = z.object({
   /** Milliseconds between SSE keep-alive comments. */
   keepalive: z.number().int().positive().default(15_000),
   max_body_bytes: z.number().int().positive().default(1_048_576),
+  /**
+   * Milliseconds a client has to send a request's headers, from the connection's start (or the
+   * first byte of a later request on it); the connection is answered 408 and closed after.
+   */
+  header_timeout: z.number().int().positive().max(3_600_000).default(15_000),
+  /**
+   * Milliseconds a client has to send a whole request, headers and body (the body timeout);
+   * answered 408 and closed after. Never cuts a response, however long it streams.
+   */
+  request_timeout: z.number().int().positive().max(3_600_000).default(60_000),
+  /** Milliseconds a keep-alive connection may stay idle between requests before it is closed. */
+  idle_timeout: z.number().int().positive().max(3_600_000).default(65_000),
+  /** Connections open at once; one more is answered 503 (`Retry-After`) and closed. */
+  max_connections: z.number().int().positive().max(1_000_000).default(4_096),
   /** Public base URL (for the A2A agent card); taken from the request when unset. */
   public_url: z.string().url().optional(),
   protocol: z.object({
@@ -281,7 +295,10 @@ export const HttpServerSchema = z.object({
   }).strict().prefault({}),
   /** API keys; without this block the server needs none. */
   auth: AuthSchema.optional(),
-}).strict();
+}).strict().refine((h) => h.request_timeout >= h.header_timeout, {
+  message: "request_timeout must be at least header_timeout (it includes the headers)",
+  path: ["request_timeout"],
+});
 
 /** The whole manifest. */
 export const ManifestSchema = z.object({

@@ -38,7 +38,9 @@ export function createApp(services: AppServices, addOns: readonly AddOn[] = []):
     c.header("x-request-id", requestId);
     // Probes and scrapes arrive every few seconds: keep them out of the info stream.
     const level = PROBE_PATHS.has(c.req.path) && c.res.status < 400 ? "debug" : "info";
-    log[level]("request", {
+    // A client that hung up mid-request got no answer: its own line, not a failed request.
+    const msg = c.res.status === 499 ? "client closed the request" : "request";
+    log[level](msg, {
       request_id: requestId,
       tenant: c.get("tenant"),
       method: c.req.method,

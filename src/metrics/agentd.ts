@@ -17,6 +17,9 @@ export const TERMINAL_STATUSES = ["completed", "failed", "interrupted", "cancell
 /** Kinds of open SSE streams. */
 export const STREAM_KINDS = ["attached", "reattach", "ag_ui", "a2a", "other"] as const;
 
+/** Why a connection ended before its request reached the app. */
+export const CLIENT_ERROR_REASONS = ["timeout", "headers_too_large", "malformed", "reset"] as const;
+
 /** A kind of open SSE stream. */
 export type StreamKind = typeof STREAM_KINDS[number];
 
@@ -26,6 +29,9 @@ export interface AgentdMetrics {
   httpRequests: Counter<"method" | "route" | "status">;
   httpDuration: Histogram<"method" | "route">;
   streamsOpen: Gauge<"kind">;
+  connectionsOpen: Gauge;
+  connectionsRefused: Counter;
+  clientErrors: Counter<"reason">;
   runsStarted: Counter;
   runs: Counter<"status">;
   runsActive: Gauge;
@@ -60,6 +66,20 @@ export function createMetrics(): AgentdMetrics {
       name: "agentd_streams_open",
       help: "SSE streams open now, by kind (attached, reattach, ag_ui, a2a).",
       labelNames: ["kind"],
+    }),
+    connectionsOpen: r.gauge({
+      name: "agentd_http_connections_open",
+      help: "HTTP connections open now (at most http_server.max_connections).",
+    }),
+    connectionsRefused: r.counter({
+      name: "agentd_http_connections_refused_total",
+      help: "Connections answered 503 and closed because max_connections were open.",
+    }),
+    clientErrors: r.counter({
+      name: "agentd_http_client_errors_total",
+      help: "Connections closed before a request reached the app, by reason (timeout: header or " +
+        "request timeout; headers_too_large; malformed; reset: the client went away).",
+      labelNames: ["reason"],
     }),
     runsStarted: r.counter({
       name: "agentd_runs_started_total",
@@ -128,5 +148,6 @@ export function createMetrics(): AgentdMetrics {
   };
   for (const status of TERMINAL_STATUSES) m.runs.touch({ status });
   for (const kind of STREAM_KINDS) m.streamsOpen.set({ kind }, 0);
+  for (const reason of CLIENT_ERROR_REASONS) m.clientErrors.touch({ reason });
   return m;
 }

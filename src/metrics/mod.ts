@@ -39,4 +39,5 @@ export {
   type OpenSpan,
   type SpanLike,
   type Tracer,
+  withActiveSpan,
 } from "./tracing.ts";

@@ -75,6 +75,14 @@ export async function* iterateInSpan<T>(
   }
 }
 
+/**
+ * Runs `fn` with `span` (a span someone else started, such as Deno's span of an incoming request)
+ * as the active one, so the spans started within are its children; plainly without one.
+ */
+export function withActiveSpan<T>(span: Span | undefined, fn: () => T): T {
+  return span ? context.with(trace.setSpan(context.active(), span), fn) : fn();
+}
+
 /** A tracer named `agentd` from the global OpenTelemetry API (Deno's provider when it is on). */
 export function createTracer(version = "0"): Tracer {
   const tracer = trace.getTracer("agentd", version);

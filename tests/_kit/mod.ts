@@ -25,3 +25,4 @@ export {
 } from "./sse.ts";
 export { openTestStore, type TestStore, type TestStoreOptions } from "./store.ts";
 export { type TempDir, tempDir } from "./temp.ts";
+export { type ServerProcess, type ServerProcessOptions, startServerProcess } from "./process.ts";

@@ -6,6 +6,7 @@ import type { Context } from "hono";
 import type { z } from "zod";
 import { PER_PAGE } from "../../api/schemas.ts";
 import { errors, type FieldError, type FieldRuleError } from "../../errors.ts";
+import { requestTimedOut } from "./wire.ts";
 
 /** Turns zod issues into the spec's `fields` array, grouped by dotted field path. */
 export function fieldErrors(issues: readonly z.core.$ZodIssue[], prefix = ""): FieldError[] {
@@ -69,29 +70,79 @@ export function validate<T extends z.ZodType>(schema: T, value: unknown, prefix 
   return parsed.data;
 }
 
-/** Reads the request body as JSON within `limit` bytes: 415, 413 and 400 as the errors table. */
-export async function readJson(c: Context, limit: number): Promise<unknown> {
+/** Options of `readJson`. */
+export interface ReadJsonOptions {
+  /**
+   * The body may be absent or empty (then `undefined`), and its content type is not checked (A2A
+   * task operations take an optional body their clients send without one).
+   */
+  optional?: boolean;
+}
+
+/**
+ * Reads the request body as JSON within `limit` bytes: 415, 413 (declared, or as soon as the bytes
+ * read pass the limit: a huge chunked body is refused without being held), 400 for bad JSON, and
+ * 499 when the client hangs up mid-body (logged and counted as such, never a 500).
+ */
+export async function readJson(
+  c: Context,
+  limit: number,
+  options: ReadJsonOptions = {},
+): Promise<unknown> {
   const type = c.req.header("content-type") ?? null;
   const mime = type?.split(";")[0].trim().toLowerCase() ?? "";
-  if (mime !== "application/json" && !/^application\/[a-z0-9.+-]+\+json$/.test(mime)) {
+  if (
+    !options.optional && mime !== "application/json" &&
+    !/^application\/[a-z0-9.+-]+\+json$/.test(mime)
+  ) {
     throw errors.unsupportedMediaType(type);
   }
+  const bytes = await readBytes(c, limit);
+  let text: string;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    throw errors.malformedJson("the body is not valid UTF-8");
+  }
+  if (text.trim() === "") {
+    if (options.optional) return undefined;
+    throw errors.malformedJson("the body is empty");
+  }
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    throw errors.malformedJson((e as Error).message);
+  }
+}
+
+/**
+ * The request body's bytes, refused (413) as soon as they pass `limit`; 408 when the request
+ * timeout cut it, 499 when the client hung up.
+ */
+async function readBytes(c: Context, limit: number): Promise<Uint8Array> {
   const declared = Number(c.req.header("content-length") ?? NaN);
   if (Number.isFinite(declared) && declared > limit) throw errors.bodyTooLarge(limit);
   const body = c.req.raw.body;
-  if (!body) throw errors.malformedJson("the body is empty");
+  if (!body) return new Uint8Array(0);
   const chunks: Uint8Array[] = [];
   let size = 0;
   const reader = body.getReader();
   for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
+    let next: ReadableStreamReadResult<Uint8Array>;
+    try {
+      next = await reader.read();
+    } catch {
+      // The only way reading a request body fails: the connection ended before the body did,
+      // because the request timeout ended it (408 already sent) or the client hung up.
+      throw requestTimedOut(c) ? errors.requestTimeout() : errors.clientClosed();
+    }
+    if (next.done) break;
+    size += next.value.byteLength;
     if (size > limit) {
       await reader.cancel().catch(() => {});
       throw errors.bodyTooLarge(limit);
     }
-    chunks.push(value);
+    chunks.push(next.value);
   }
   const bytes = new Uint8Array(size);
   let at = 0;
@@ -99,18 +150,7 @@ export async function readJson(c: Context, limit: number): Promise<unknown> {
     bytes.set(chunk, at);
     at += chunk.byteLength;
   }
-  let text: string;
-  try {
-    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
-  } catch {
-    throw errors.malformedJson("the body is not valid UTF-8");
-  }
-  if (text.trim() === "") throw errors.malformedJson("the body is empty");
-  try {
-    return JSON.parse(text);
-  } catch (e) {
-    throw errors.malformedJson((e as Error).message);
-  }
+  return bytes;
 }
 
 /** Reads and validates a JSON body in one call. */

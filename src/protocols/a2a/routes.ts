@@ -136,8 +136,9 @@ function operationRoutes(): Hono<AppEnv> {
     const at = ref.lastIndexOf(":");
     const action = at > 0 ? ref.slice(at + 1) : "";
     const id = ref.slice(0, at);
+    // Cancel and subscribe take an optional body (the id is in the path); read within the limit.
     if (action === "cancel") {
-      const body = await optionalJson(c);
+      const body = await readJson(c, bodyLimit(c), { optional: true });
       const request = body === undefined ? {} : validate(CancelTaskRequestSchema, body);
       if (request.id && request.id !== id) {
         throw a2aErrors.invalid(`the body names task '${request.id}', the path '${id}'`, [{
@@ -148,7 +149,7 @@ function operationRoutes(): Hono<AppEnv> {
       return ok(c, await cancelTask(callOf(c, request.tenant), id));
     }
     if (action === "subscribe") {
-      const body = await optionalJson(c);
+      const body = await readJson(c, bodyLimit(c), { optional: true });
       const tenant = body === undefined
         ? undefined
         : validate(CancelTaskRequestSchema, body).tenant;
@@ -203,21 +204,6 @@ function historyLengthOf(value: string | undefined): number | undefined {
     }]);
   }
   return Number(value);
-}
-
-/** An optional JSON body (cancel and subscribe take one, but the id is in the path). */
-async function optionalJson(c: Ctx): Promise<unknown> {
-  if (!c.req.raw.body || c.req.header("content-length") === "0") return undefined;
-  const declared = Number(c.req.header("content-length") ?? NaN);
-  if (Number.isFinite(declared) && declared > bodyLimit(c)) throw errors.bodyTooLarge(bodyLimit(c));
-  const text = await c.req.text();
-  if (text.length > bodyLimit(c)) throw errors.bodyTooLarge(bodyLimit(c));
-  if (text.trim() === "") return undefined;
-  try {
-    return JSON.parse(text);
-  } catch (err) {
-    throw errors.malformedJson((err as Error).message);
-  }
 }
 
 /** A JSON success response, as `application/a2a+json` to clients that accept it. */

@@ -1,0 +1,136 @@
+/**
+ * A real `main.ts serve` process for a test: what a deployment runs, for tests that measure the
+ * server alone (its RSS), kill it (a lost replica) or need it outside the test's event loop.
+ * Declare it with `await using`: it is killed (SIGKILL if SIGTERM is not enough) and its manifest
+ * removed when the scope ends.
+ */
+
+const ROOT = new URL("../../", import.meta.url).pathname;
+
+/** A running server process. */
+export interface ServerProcess extends AsyncDisposable {
+  url: string;
+  pid: number;
+  /** Every stderr line so far (JSON log lines). */
+  logs: string[];
+  /** Resident set size now, in bytes (Linux `/proc/<pid>/status`). */
+  rss(): Promise<number>;
+  /** Sends a signal (SIGKILL: a crash, SIGSTOP/SIGCONT: a stall). */
+  kill(signal: Deno.Signal): void;
+  /** SIGTERM, then SIGKILL after `graceMs`; resolves with the exit status. */
+  stop(graceMs?: number): Promise<Deno.CommandStatus>;
+}
+
+/** Options of `startServerProcess`. */
+export interface ServerProcessOptions {
+  /** The manifest, as JSON (an `http_server` block is added when missing). */
+  manifest: Record<string, unknown>;
+  /** Extra environment (`AGENT__*` overrides...). */
+  env?: Record<string, string>;
+  /** A name for error messages. */
+  name?: string;
+}
+
+/** Starts `main.ts serve` on a free loopback port and waits for its "listening" line. */
+export async function startServerProcess(options: ServerProcessOptions): Promise<ServerProcess> {
+  const name = options.name ?? "server";
+  const dir = await Deno.makeTempDir({ prefix: "agentd_proc_" });
+  const manifestPath = `${dir}/agent.json`;
+  await Deno.writeTextFile(
+    manifestPath,
+    JSON.stringify({ http_server: {}, ...options.manifest }),
+  );
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "-A",
+      "--no-prompt",
+      "--unstable-worker-options",
+      `${ROOT}main.ts`,
+      "serve",
+      manifestPath,
+      "--host",
+      "127.0.0.1",
+      "--port",
+      "0",
+    ],
+    cwd: dir,
+    env: options.env,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const logs: string[] = [];
+  const listening = Promise.withResolvers<string>();
+  // `serve` prints `agentd <version> listening on <url>` on stdout whatever the log level.
+  const drained = Promise.all([
+    lines(child.stdout, (line) => {
+      const url = /listening on (\S+)/.exec(line)?.[1];
+      if (url) listening.resolve(url);
+    }),
+    lines(child.stderr, (line) => logs.push(line)),
+  ]).then(() =>
+    listening.reject(new Error(`${name} exited before listening:\n${logs.join("\n")}`))
+  );
+  // A process that never listens is killed, so the test fails instead of hanging.
+  const startup = setTimeout(() => child.kill("SIGKILL"), 30_000);
+  let url: string;
+  try {
+    url = await listening.promise;
+    clearTimeout(startup);
+  } catch (err) {
+    clearTimeout(startup);
+    await child.status;
+    await drained;
+    await Deno.remove(dir, { recursive: true }).catch(() => {});
+    throw err;
+  }
+  let stopped: Promise<Deno.CommandStatus> | undefined;
+  const kill = (signal: Deno.Signal) => {
+    try {
+      child.kill(signal);
+    } catch { /* already gone */ }
+  };
+  const stop = (graceMs = 10_000) =>
+    stopped ??= (async () => {
+      kill("SIGCONT");
+      kill("SIGTERM");
+      const timer = setTimeout(() => kill("SIGKILL"), graceMs);
+      const status = await child.status;
+      clearTimeout(timer);
+      await drained;
+      await Deno.remove(dir, { recursive: true }).catch(() => {});
+      return status;
+    })();
+  return {
+    url,
+    pid: child.pid,
+    logs,
+    async rss() {
+      const status = await Deno.readTextFile(`/proc/${child.pid}/status`);
+      const kb = Number(/VmRSS:\s+(\d+)\s+kB/.exec(status)?.[1]);
+      return kb * 1024;
+    },
+    kill,
+    stop,
+    async [Symbol.asyncDispose]() {
+      await stop();
+    },
+  };
+}
+
+/** Calls `onLine` for every line of `stream` until it ends. */
+async function lines(stream: ReadableStream<Uint8Array>, onLine: (line: string) => void) {
+  let buffer = "";
+  const decoder = new TextDecoder();
+  try {
+    for await (const chunk of stream) {
+      buffer += decoder.decode(chunk, { stream: true });
+      let end: number;
+      while ((end = buffer.indexOf("\n")) >= 0) {
+        onLine(buffer.slice(0, end));
+        buffer = buffer.slice(end + 1);
+      }
+    }
+  } catch { /* the process is gone */ }
+}
