@@ -4,7 +4,6 @@ import { withLogContext } from "../../src/log.ts";
 import type { Tool } from "../../src/tools/types.ts";
 import {
   addTool,
-  apiError,
   call,
   describe,
   FakeTool,
@@ -14,6 +13,7 @@ import {
   sleep,
   user,
 } from "./fakes.ts";
+import { assertError } from "../_kit/mod.ts";
 
 type Of<K extends RunEvent["kind"]> = Extract<RunEvent, { kind: K }>;
 const only = <K extends RunEvent["kind"]>(events: RunEvent[], kind: K) =>
@@ -386,10 +386,10 @@ Deno.test("resume validation: 422 before the run exists", async () => {
   await using h = await Harness.create({
     turns: [call({ id: "c1", name: "get_location" }, { id: "c2", name: "confirm" })],
   });
-  const nothing = await apiError(() =>
-    h.run({ session_id: "s1", resume_payload: { tool_results: [] } })
+  const nothing = await assertError(
+    () => h.run({ session_id: "s1", resume_payload: { tool_results: [] } }),
+    422000,
   );
-  assert.equal(nothing.status, 422);
   assert.deepEqual(nothing.fields?.map((f) => [f.field, f.errors[0].code]), [
     ["resume_payload", "nothing_to_resume"],
   ]);
@@ -397,15 +397,12 @@ Deno.test("resume validation: 422 before the run exists", async () => {
 
   await h.run({ session_id: "s1", tools: clientTools });
   const runsBefore = (await h.store.listRuns(h.tenant, "s1", {}, { per_page: 10 })).count;
-  const missing = await apiError(() =>
+  const missing = await assertError(() =>
     h.run({
       session_id: "s1",
       tools: clientTools,
       resume_payload: { tool_results: [{ tool_call_id: "c1", result: "x" }] },
-    })
-  );
-  assert.equal(missing.status, 422);
-  assert.equal(missing.code, 422000);
+    }), 422000);
   assert.deepEqual(missing.fields, [{
     field: "resume_payload",
     errors: [{
@@ -415,23 +412,23 @@ Deno.test("resume validation: 422 before the run exists", async () => {
     }],
   }]);
 
-  const wrong = await apiError(() =>
+  const wrong = await assertError(() =>
     h.run({
       session_id: "s1",
       resume_payload: {
         tool_results: [{ tool_call_id: "c1", result: 1 }, { tool_call_id: "zz", result: 2 }],
         approvals: [{ tool_call_id: "c2", approved: true }],
       },
-    })
-  );
+    }), 422000);
   assert.deepEqual(wrong.fields?.map((f) => [f.field, f.errors[0].code]), [
     ["resume_payload.tool_results.1.tool_call_id", "unknown_tool_call"],
     ["resume_payload.approvals.0.tool_call_id", "unknown_tool_call"],
     ["resume_payload", "missing_tool_result"],
   ]);
 
-  const malformed = await apiError(() =>
-    h.run({ session_id: "s1", resume_payload: { tool_results: [{ result: 1 }], bogus: 1 } })
+  const malformed = await assertError(
+    () => h.run({ session_id: "s1", resume_payload: { tool_results: [{ result: 1 }], bogus: 1 } }),
+    422000,
   );
   assert.deepEqual(malformed.fields?.map((f) => f.field).sort(), [
     "resume_payload",
@@ -499,34 +496,31 @@ Deno.test("capabilities: inherit, extend, replace, unknown names and the tool se
     "Be brief.\n\n## Capability: web\nSearch when unsure.\n\n## Context\n- user name: Ada",
   );
 
-  const unknown = await apiError(() =>
+  const unknown = await assertError(() =>
     prepareRun(h.deps, {
       ...base,
       capability_override: { strategy: "extend", capabilities: ["web", "nope"] },
-    })
-  );
-  assert.equal(unknown.status, 422);
+    }), 422000);
   assert.equal(unknown.fields?.[0].field, "capability_override.capabilities.1");
   assert.equal(unknown.fields?.[0].errors[0].code, "unknown_capability");
 
   // A client tool may not take a server tool's name, even one of an inactive capability.
-  const clash = await apiError(() =>
+  const clash = await assertError(() =>
     prepareRun(h.deps, {
       ...base,
       tools: [
         { name: "ok", description: "", parameters: {} },
         { name: "search", description: "", parameters: {} },
       ],
-    })
-  );
+    }), 422000);
   assert.deepEqual(clash.fields?.map((f) => [f.field, f.errors[0].code]), [
     ["tools.1.name", "tool_name_conflict"],
   ]);
   // The model seam's 422 passes through.
-  const badModel = await apiError(() =>
-    prepareRun(h.deps, { ...base, model: { override: { model: "unknown" } } })
+  await assertError(
+    () => prepareRun(h.deps, { ...base, model: { override: { model: "unknown" } } }),
+    422000,
   );
-  assert.equal(badModel.status, 422);
 
   // Without any capability in the manifest every tool is available.
   await using open = await Harness.create({ tools: [addTool()], agent: { instructions: "" } });
@@ -567,13 +561,12 @@ Deno.test("a fork from an earlier checkpoint continues that branch; the old one 
   assert.equal(all.count, 3);
 
   const [first] = await h.store.allMessages(h.tenant, "s1");
-  const reused = await apiError(() =>
-    h.run({ session_id: "s1", messages: [{ ...user("again"), message_id: first.message_id }] })
+  await assertError(
+    () =>
+      h.run({ session_id: "s1", messages: [{ ...user("again"), message_id: first.message_id }] }),
+    409005,
   );
-  assert.equal(reused.code, 409005);
-  const missing = await apiError(() => h.run({ session_id: "s1", checkpoint_id: "nope" }));
-  assert.equal(missing.status, 404);
-  assert.equal(missing.code, 404004);
+  await assertError(() => h.run({ session_id: "s1", checkpoint_id: "nope" }), 404004);
 });
 
 Deno.test("messages added or deleted between runs are what the next run sees", async () => {

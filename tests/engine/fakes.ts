@@ -5,7 +5,7 @@
 import type { Message, RunRequest } from "../../src/api/schemas.ts";
 import { ManifestSchema } from "../../src/config/schema.ts";
 import { createEngine, type EngineDeps, type RunEvent } from "../../src/engine/mod.ts";
-import { ApiError, errors } from "../../src/errors.ts";
+import { errors } from "../../src/errors.ts";
 import {
   type ModelClient,
   ModelError,
@@ -252,17 +252,6 @@ export function describe(messages: Pick<Message, "role" | "content" | "tool_call
       : "";
     return `${m.role}:${body}${calls}`;
   });
-}
-
-/** Runs `fn` and returns the ApiError it throws. */
-export async function apiError(fn: () => unknown): Promise<ApiError> {
-  try {
-    await fn();
-  } catch (error) {
-    if (error instanceof ApiError) return error;
-    throw error;
-  }
-  throw new Error("expected an ApiError");
 }
 
 export { ModelError };

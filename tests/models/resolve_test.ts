@@ -6,6 +6,7 @@ import { ApiError } from "../../src/errors.ts";
 import { ModelBlockSchema } from "../../src/config/schema.ts";
 import type { ModelBlock } from "../../src/config/schema.ts";
 import { DEFAULT_RETRY, knownProviders, resolveModel } from "../../src/models/mod.ts";
+import { assertError } from "../_kit/mod.ts";
 
 const manifest: ModelBlock = ModelBlockSchema.parse({
   provider: "openai",
@@ -17,21 +18,14 @@ const manifest: ModelBlock = ModelBlockSchema.parse({
   retry: { max_attempts: 5, initial_backoff: 100, max_backoff: 1000 },
 });
 
-/** Asserts a 422 with exactly one field error and returns that rule. */
-function assert422(fn: () => unknown, field: string, code: string) {
-  try {
-    fn();
-  } catch (e) {
-    assert.ok(e instanceof ApiError, String(e));
-    assert.equal(e.status, 422);
-    assert.equal(e.code, 422000);
-    assert.equal(e.fields?.length, 1);
-    assert.equal(e.fields![0].field, field);
-    assert.equal(e.fields![0].errors[0].code, code);
-    assert.ok(e.fields![0].errors[0].message);
-    return e.fields![0].errors[0];
-  }
-  assert.fail("expected a validation error");
+/** Asserts a 422 with exactly one field error, of `code`, and returns that rule. */
+async function assert422(fn: () => unknown, field: string, code: string) {
+  const body = await assertError(fn, 422000, { field, rule: code });
+  assert.equal(body.fields?.length, 1);
+  const [rule] = body.fields![0].errors;
+  assert.equal(rule.code, code);
+  assert.ok(rule.message);
+  return rule;
 }
 
 Deno.test("resolve: the manifest alone", () => {
@@ -145,8 +139,8 @@ Deno.test("resolve: the resolved retry is a copy", () => {
   assert.equal(DEFAULT_RETRY.max_attempts, 3);
 });
 
-Deno.test("resolve: unknown provider in the override is a 422 listing the known ones", () => {
-  const rule = assert422(
+Deno.test("resolve: unknown provider in the override is a 422 listing the known ones", async () => {
+  const rule = await assert422(
     () => resolveModel(manifest, { override: { provider: "nope" } }, {}),
     "model.override.provider",
     "unknown_provider",
@@ -158,10 +152,10 @@ Deno.test("resolve: unknown provider in the override is a 422 listing the known 
   );
 });
 
-Deno.test("resolve: the allowlist limits the override's model", () => {
+Deno.test("resolve: the allowlist limits the override's model", async () => {
   const limited: ModelBlock = { ...manifest, models: ["gpt-manifest", "gpt-big"] };
   assert.equal(resolveModel(limited, { override: { model: "gpt-big" } }, {}).model, "gpt-big");
-  const rule = assert422(
+  const rule = await assert422(
     () => resolveModel(limited, { override: { model: "gpt-other" } }, {}),
     "model.override.model",
     "unknown_model",
@@ -172,13 +166,13 @@ Deno.test("resolve: the allowlist limits the override's model", () => {
   assert.equal(resolveModel({ ...limited, model: "legacy" }, null, {}).model, "legacy");
 });
 
-Deno.test("resolve: echo has only the model echo", () => {
-  assert422(
+Deno.test("resolve: echo has only the model echo", async () => {
+  await assert422(
     () => resolveModel({ provider: "echo" }, { override: { model: "gpt-4" } }, {}),
     "model.override.model",
     "unknown_model",
   );
-  assert422(
+  await assert422(
     () => resolveModel(manifest, { override: { provider: "echo", model: "other" } }, {}),
     "model.override.model",
     "unknown_model",
@@ -189,8 +183,8 @@ Deno.test("resolve: echo has only the model echo", () => {
   );
 });
 
-Deno.test("resolve: openai-compatible needs a model name", () => {
-  assert422(
+Deno.test("resolve: openai-compatible needs a model name", async () => {
+  await assert422(
     () => resolveModel(manifest, { override: { provider: "openai-compatible" } }, {}),
     "model.override.model",
     "required",
@@ -201,8 +195,8 @@ Deno.test("resolve: openai-compatible needs a model name", () => {
   assert.equal(r.base_url, "http://localhost:8000/v1");
 });
 
-Deno.test("resolve: an unknown provider in the manifest names the manifest field", () => {
-  assert422(
+Deno.test("resolve: an unknown provider in the manifest names the manifest field", async () => {
+  await assert422(
     () => resolveModel({ provider: "mystery" }, null, {}),
     "agent.model.provider",
     "unknown_provider",
