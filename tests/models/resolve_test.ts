@@ -2,7 +2,6 @@
  * Model resolution: manifest, environment credentials, run override, timeout and retry.
  */
 import assert from "node:assert/strict";
-import { ApiError } from "../../src/errors.ts";
 import { ModelBlockSchema } from "../../src/config/schema.ts";
 import type { ModelBlock } from "../../src/config/schema.ts";
 import { DEFAULT_RETRY, knownProviders, resolveModel } from "../../src/models/mod.ts";
