@@ -95,9 +95,18 @@ export interface RunServiceOptions {
   clock?: Clock;
 }
 
-/** The pub/sub channel of a run's live events. */
+/**
+ * The pub/sub channel of a run's live events. A message on it is one event's JSON, or a JSON array
+ * of the events one turn of the event loop produced (`decodeRunMessage`).
+ */
 export function runChannel(runId: string): string {
   return `run:${runId}`;
+}
+
+/** The events of one message on a run channel. */
+export function decodeRunMessage(message: string): RunEvent[] {
+  const parsed = JSON.parse(message) as RunEvent | RunEvent[];
+  return Array.isArray(parsed) ? parsed : [parsed];
 }
 
 /** Starts, cancels and observes runs; one per process (or per test server). */
@@ -110,6 +119,9 @@ export class RunService {
   readonly #replica: Config["manifest"]["runtime"]["replica"];
   readonly #attachedLimits: Config["manifest"]["runtime"]["attached"];
   readonly #active = new Map<string, ActiveRun>();
+  /** Encoded events waiting for the next publish, by run id. */
+  readonly #outbox = new Map<string, string[]>();
+  #flushTimer?: ReturnType<typeof setTimeout>;
   readonly #clock: Clock;
   #accepting = true;
   #timers: ReturnType<typeof setInterval>[] = [];
@@ -232,9 +244,10 @@ export class RunService {
     return (async function* () {
       try {
         for await (const message of sub) {
-          const event = JSON.parse(message) as RunEvent;
-          yield event;
-          if (event.kind === "run_finished") return;
+          for (const event of decodeRunMessage(message)) {
+            yield event;
+            if (event.kind === "run_finished") return;
+          }
         }
         const why = await sub.ended;
         yield { notice: why === "overflow" ? "subscriber_overflow" : "transport_lost" };
@@ -281,6 +294,7 @@ export class RunService {
     }
     for (const t of this.#timers) clearInterval(t);
     this.#timers = [];
+    this.#flush();
     await this.#unwatch?.();
   }
 
@@ -401,9 +415,7 @@ export class RunService {
    * stream is full: the run then waits for its client (backpressure), up to `drain_timeout`.
    */
   #deliver(active: ActiveRun, event: RunEvent): Promise<void> | undefined {
-    this.#pubsub.publish(runChannel(active.run_id), JSON.stringify(event)).catch((err) => {
-      this.#log.warn("publish failed", { run_id: active.run_id, error: String(err) });
-    });
+    this.#publish(active.run_id, event);
     const queue = active.attached;
     if (!queue || queue.push(event)) return undefined;
     return this.#awaitRoom(active, queue, event);
@@ -428,6 +440,31 @@ export class RunService {
       buffer: this.#attachedLimits.buffer,
       drain_timeout_ms: this.#attachedLimits.drain_timeout,
     });
+  }
+
+  /**
+   * Queues an event for its run's channel. The events one turn of the event loop produces go out
+   * as one message per run (a model that streams a burst of tokens costs one publish, not one per
+   * token), in order, at the next turn.
+   */
+  #publish(runId: string, event: RunEvent): void {
+    const box = this.#outbox.get(runId);
+    if (box) box.push(JSON.stringify(event));
+    else this.#outbox.set(runId, [JSON.stringify(event)]);
+    this.#flushTimer ??= setTimeout(() => this.#flush(), 0);
+  }
+
+  /** Publishes what `#publish` queued. */
+  #flush(): void {
+    clearTimeout(this.#flushTimer);
+    this.#flushTimer = undefined;
+    for (const [runId, box] of this.#outbox) {
+      const message = box.length === 1 ? box[0] : `[${box.join(",")}]`;
+      this.#pubsub.publish(runChannel(runId), message).catch((err) => {
+        this.#log.warn("publish failed", { run_id: runId, error: String(err) });
+      });
+    }
+    this.#outbox.clear();
   }
 
   #abortLocal(runId: string): void {

@@ -644,50 +644,44 @@ export class SqliteStore implements Store {
 
   readStart(tenant: string, sessionId: string, checkpointId?: string | null): Promise<RunStart> {
     return attempt(() => {
-      // One read transaction: another process's write cannot land between the three reads.
-      this.#db.exec("BEGIN");
-      try {
-        const session = this.#get(
-          "SELECT message_clock FROM sessions WHERE tenant_id = ? AND session_id = ?",
+      // The clock is read first: a change another process commits between these reads moves it
+      // past the value returned, so `createRun` refuses the plan (`ConversationChanged`).
+      const session = this.#get(
+        "SELECT message_clock FROM sessions WHERE tenant_id = ? AND session_id = ?",
+        tenant,
+        sessionId,
+      );
+      if (!session) return { clock: null, checkpoint: null, messages: [] };
+      const row = checkpointId
+        ? this.#get(
+          `SELECT ${CHECKPOINT_COLUMNS} FROM checkpoints
+           WHERE tenant_id = ? AND session_id = ? AND checkpoint_id = ?`,
+          tenant,
+          sessionId,
+          checkpointId,
+        )
+        : this.#get(
+          `SELECT ${CHECKPOINT_COLUMNS} FROM checkpoints WHERE tenant_id = ? AND session_id = ?
+           ORDER BY seq DESC LIMIT 1`,
           tenant,
           sessionId,
         );
-        if (!session) return { clock: null, checkpoint: null, messages: [] };
-        const row = checkpointId
-          ? this.#get(
-            `SELECT ${CHECKPOINT_COLUMNS} FROM checkpoints
-             WHERE tenant_id = ? AND session_id = ? AND checkpoint_id = ?`,
-            tenant,
-            sessionId,
-            checkpointId,
-          )
-          : this.#get(
-            `SELECT ${CHECKPOINT_COLUMNS} FROM checkpoints WHERE tenant_id = ? AND session_id = ?
-             ORDER BY seq DESC LIMIT 1`,
-            tenant,
-            sessionId,
-          );
-        const checkpoint = row ? checkpointRow(row) : null;
-        let messages: Message[];
-        if (checkpointId) {
-          messages = checkpoint
-            ? this.#messagesAt(tenant, sessionId, checkpoint.message_clock)
-            : [];
-        } else {
-          messages = this.#all(
-            `SELECT ${MESSAGE_COLUMNS} FROM messages WHERE ${CURRENT} ORDER BY pos`,
-            tenant,
-            sessionId,
-          ).map((r) => toMessage(messageRow(r)));
-        }
-        return {
-          clock: session.message_clock as number,
-          checkpoint: checkpoint ? toCheckpointHead(checkpoint) : null,
-          messages,
-        };
-      } finally {
-        this.#db.exec("COMMIT");
+      const checkpoint = row ? checkpointRow(row) : null;
+      let messages: Message[];
+      if (checkpointId) {
+        messages = checkpoint ? this.#messagesAt(tenant, sessionId, checkpoint.message_clock) : [];
+      } else {
+        messages = this.#all(
+          `SELECT ${MESSAGE_COLUMNS} FROM messages WHERE ${CURRENT} ORDER BY pos`,
+          tenant,
+          sessionId,
+        ).map((r) => toMessage(messageRow(r)));
       }
+      return {
+        clock: session.message_clock as number,
+        checkpoint: checkpoint ? toCheckpointHead(checkpoint) : null,
+        messages,
+      };
     });
   }
 
