@@ -16,6 +16,8 @@ export type Attributes = Record<string, string | number | boolean | undefined>;
 
 /** A started span that can make itself the active one. */
 export interface OpenSpan extends SpanLike {
+  /** False for the no-op spans handed out while OpenTelemetry is off. */
+  readonly recording: boolean;
   /** Runs `fn` with this span active: spans started within (also by Deno's fetch) are children. */
   run<T>(fn: () => T): T;
   /** Marks the span failed with the error's message. */
@@ -58,6 +60,14 @@ export async function* iterateInSpan<T>(
   source: AsyncIterable<T>,
   onItem?: (span: SpanLike, item: T) => void,
 ): AsyncGenerator<T> {
+  if (!span.recording) {
+    // Nothing to record: no per-item context switch, just the source (every token passes here).
+    try {
+      return yield* source;
+    } finally {
+      span.end();
+    }
+  }
   const iterator = source[Symbol.asyncIterator]();
   try {
     for (;;) {
@@ -91,6 +101,7 @@ export function createTracer(version = "0"): Tracer {
     const span = tracer.startSpan(name, { attributes: clean(attributes) });
     const active = trace.setSpan(context.active(), span);
     return {
+      recording: span.isRecording(),
       setAttribute: (key, value) => span.setAttribute(key, value),
       setStatus: (status) => span.setStatus(status),
       end: () => span.end(),
