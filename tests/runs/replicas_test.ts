@@ -9,7 +9,7 @@ import {
   readEvents,
   readSse,
   skipNotice,
-  tempDir,
+  startServerProcess,
   testPostgresUrl,
   testRedisUrl,
   uniqueName,
@@ -19,63 +19,6 @@ const enabled = Boolean(testPostgresUrl && testRedisUrl);
 if (!enabled) skipNotice("the replica suite", "AGENTD_TEST_POSTGRES_URL and AGENTD_TEST_REDIS_URL");
 
 const LEASE_MS = 1500;
-
-/** A replica process; disposing it kills what is still running. */
-interface Replica extends AsyncDisposable {
-  url: string;
-  child: Deno.ChildProcess;
-  stop(signal?: Deno.Signal): Promise<Deno.CommandStatus>;
-}
-
-/** Starts `main.ts serve` on a free port and waits for its "listening" log line. */
-async function startReplica(manifestPath: string, name: string): Promise<Replica> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "-A",
-      "--no-prompt",
-      "--unstable-worker-options",
-      "main.ts",
-      "serve",
-      manifestPath,
-      "--port",
-      "0",
-    ],
-    env: { AGENT__REPLICA__ID: name },
-    stdout: "null",
-    stderr: "piped",
-  }).spawn();
-  const lines = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
-  let buffer = "";
-  let url: string | undefined;
-  const deadline = Date.now() + 20_000;
-  while (!url) {
-    if (Date.now() > deadline) throw new Error(`${name} did not start: ${buffer}`);
-    const { done, value } = await lines.read();
-    if (done) throw new Error(`${name} exited: ${buffer}`);
-    buffer += value;
-    for (const line of buffer.split("\n")) {
-      if (line.includes('"listening"')) url = JSON.parse(line).url;
-    }
-  }
-  // Keep draining stderr so the child never blocks on a full pipe.
-  (async () => {
-    try {
-      while (!(await lines.read()).done) { /* drain */ }
-    } catch { /* closed */ }
-  })();
-  let status: Promise<Deno.CommandStatus> | undefined;
-  const stop = (signal: Deno.Signal = "SIGTERM") => {
-    if (!status) {
-      try {
-        child.kill(signal);
-      } catch { /* already gone */ }
-      status = child.status;
-    }
-    return status;
-  };
-  return { url, child, stop, [Symbol.asyncDispose]: async () => void await stop("SIGKILL") };
-}
 
 const text = (value: string) => ({ role: "user", content: [{ type: "text", value }] });
 const slow = (ms: number) => ({
@@ -102,7 +45,6 @@ Deno.test({
   sanitizeResources: false,
   sanitizeOps: false,
 }, async (tt) => {
-  await using dir = await tempDir("agentd_replicas_");
   const schema = uniqueName("agentd_replicas");
   await using cleanup = new AsyncDisposableStack();
   cleanup.defer(() => dropSchema(schema));
@@ -121,10 +63,10 @@ Deno.test({
     },
     http_server: { host: "127.0.0.1", port: 0 },
   };
-  const path = dir.join("agent.json");
-  await Deno.writeTextFile(path, JSON.stringify(manifest));
-  await using a = await startReplica(path, "replica-a");
-  await using b = await startReplica(path, "replica-b");
+  const replica = (name: string) =>
+    startServerProcess({ manifest, name, env: { AGENT__REPLICA__ID: name } });
+  await using a = await replica("replica-a");
+  await using b = await replica("replica-b");
   await tt.step("a detached run started on A is re-attached on B", async () => {
     const { run_id } = await start(a.url, {
       messages: [text("one two three four five six seven eight")],
@@ -170,7 +112,7 @@ Deno.test({
     }
     assert.equal((await status(b.url, run_id)).status, "running");
     const killed = Date.now();
-    await a.stop("SIGKILL");
+    a.kill("SIGKILL");
     const run = await eventually(async () => {
       const run = await status(b.url, run_id);
       return run.status !== "running" ? run : undefined;
@@ -182,6 +124,6 @@ Deno.test({
   });
 
   await tt.step("B stops gracefully on SIGTERM", async () => {
-    assert.equal((await b.stop("SIGTERM")).code, 0, "graceful shutdown exits 0");
+    assert.equal((await b.stop()).code, 0, "graceful shutdown exits 0");
   });
 });

@@ -77,3 +77,14 @@ export async function listAll(path) {
 
 /** Encodes an id for a URL path segment. */
 export const enc = encodeURIComponent;
+
+/**
+ * Opens the live event stream of a run (`GET /v1/runs/{id}/events`); the caller reads it with
+ * `readEvents` (sse.js). A resume would send the last event's id here as `Last-Event-ID`.
+ */
+export function openEvents(runId, signal) {
+  return fetch("/v1/runs/" + enc(runId) + "/events", {
+    headers: authHeaders({ accept: "text/event-stream" }),
+    signal,
+  });
+}

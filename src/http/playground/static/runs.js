@@ -1,7 +1,7 @@
 /**
  * Runs: starting one (attached or detached), following its events, re-attaching, cancelling.
  */
-import { api, authHeaders, enc, errorOf } from "./api.js";
+import { api, authHeaders, enc, errorOf, openEvents } from "./api.js";
 import { $, pretty, short } from "./dom.js";
 import { hideInterrupt } from "./interrupts.js";
 import {
@@ -247,10 +247,7 @@ export async function send(text, resume) {
     if (detached) {
       const started = await api("POST", "/v1/runs/start", body);
       accepted(obs, started.run_id, started.session_id);
-      res = await fetch("/v1/runs/" + enc(started.run_id) + "/events", {
-        headers: authHeaders({ accept: "text/event-stream" }),
-        signal: obs.ctl.signal,
-      });
+      res = await openEvents(started.run_id, obs.ctl.signal);
       if (res.status === 409) {
         // It finished before we could attach: the records have everything.
         ui.observing = null;
@@ -315,10 +312,7 @@ export async function attach(runId) {
   showFollowing(obs);
   syncControls();
   try {
-    const res = await fetch("/v1/runs/" + enc(runId) + "/events", {
-      headers: authHeaders({ accept: "text/event-stream" }),
-      signal: obs.ctl.signal,
-    });
+    const res = await openEvents(runId, obs.ctl.signal);
     if (res.status === 409) {
       ui.observing = null;
       syncControls();
