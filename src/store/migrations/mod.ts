@@ -4,12 +4,13 @@
  */
 import { initial } from "./0001_initial.ts";
 import { linearCheckpoints } from "./0002_linear_checkpoints.ts";
+import { dropHeartbeatIndex } from "./0003_drop_heartbeat_index.ts";
 import type { Migration } from "./types.ts";
 
 export type { Conversion, Migration, MigrationQuery } from "./types.ts";
 
 /** Every migration, oldest first; append new versions here. */
-export const migrations: readonly Migration[] = [initial, linearCheckpoints];
+export const migrations: readonly Migration[] = [initial, linearCheckpoints, dropHeartbeatIndex];
 
 /** The bookkeeping table both dialects create before applying anything. */
 export const SCHEMA_MIGRATIONS_DDL = `CREATE TABLE IF NOT EXISTS schema_migrations (

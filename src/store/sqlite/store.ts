@@ -255,31 +255,30 @@ export class SqliteStore implements Store {
   #insertMessages(tenant: string, sessionId: string, messages: Message[], clock: number): void {
     messages.forEach((message, i) => {
       const m = messageValues(message);
-      if (
-        this.#get(
-          `SELECT 1 AS found FROM messages WHERE ${CURRENT} AND message_id = ?`,
+      try {
+        this.#run(
+          `INSERT INTO messages (tenant_id, session_id, message_id, run_id, role, content,
+           tool_calls, tool_call_id, created_at, pos, added_clock)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
           tenant,
           sessionId,
           m.message_id,
-        )
-      ) {
-        throw errors.messageExists(m.message_id);
+          m.run_id,
+          m.role,
+          JSON.stringify(m.content),
+          json(m.tool_calls),
+          m.tool_call_id,
+          m.created_at,
+          clock + i + 1,
+          clock + i + 1,
+        );
+      } catch (error) {
+        // `messages_current_id` is the table's only unique key besides `seq`.
+        if (String((error as Error).message).includes("UNIQUE constraint failed")) {
+          throw errors.messageExists(m.message_id);
+        }
+        throw error;
       }
-      this.#run(
-        `INSERT INTO messages (tenant_id, session_id, message_id, run_id, role, content,
-         tool_calls, tool_call_id, created_at, pos, added_clock) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        tenant,
-        sessionId,
-        m.message_id,
-        m.run_id,
-        m.role,
-        JSON.stringify(m.content),
-        json(m.tool_calls),
-        m.tool_call_id,
-        m.created_at,
-        clock + i + 1,
-        clock + i + 1,
-      );
     });
   }
 
