@@ -1,6 +1,7 @@
 /**
  * Wire schemas of the native `/v1` API: request bodies, query strings and records. One zod schema
- * per shape gives validation, the TypeScript type and (later) the OpenAPI document.
+ * per shape gives validation, the TypeScript type and the OpenAPI document (`meta({ id })` names
+ * its component there).
  */
 import { z } from "zod";
 import { InferenceParamsSchema, RetrySchema } from "../config/schema.ts";
@@ -9,24 +10,28 @@ import { InferenceParamsSchema, RetrySchema } from "../config/schema.ts";
 export const ClientIdSchema = z.string().min(1).max(128).regex(
   /^[A-Za-z0-9][A-Za-z0-9._:\-]*$/,
   "must start with a letter or digit and hold only letters, digits, '.', '_', ':' and '-'",
-);
+).meta({ id: "ClientId" });
 
 /** A text part: the spec's shown content part type. */
-export const TextPartSchema = z.object({ type: z.literal("text"), value: z.string() }).strict();
+export const TextPartSchema = z.object({ type: z.literal("text"), value: z.string() }).strict()
+  .meta({ id: "TextPart" });
 /** A structured JSON part (our addition; A2A data parts map onto it). */
-export const DataPartSchema = z.object({ type: z.literal("data"), value: z.unknown() }).strict();
+export const DataPartSchema = z.object({ type: z.literal("data"), value: z.unknown() }).strict()
+  .meta({ id: "DataPart" });
 /** A content part of a message. */
-export const PartSchema = z.discriminatedUnion("type", [TextPartSchema, DataPartSchema]);
+export const PartSchema = z.discriminatedUnion("type", [TextPartSchema, DataPartSchema]).meta({
+  id: "Part",
+});
 
 /** A tool call requested by the model, as stored on an assistant message. */
 export const ToolCallSchema = z.object({
   id: z.string().min(1),
   name: z.string().min(1),
   arguments: z.record(z.string(), z.unknown()),
-}).strict();
+}).strict().meta({ id: "ToolCall" });
 
 /** Message roles the native API accepts and returns. */
-export const RoleSchema = z.enum(["user", "assistant", "system", "tool"]);
+export const RoleSchema = z.enum(["user", "assistant", "system", "tool"]).meta({ id: "Role" });
 
 /** Message input (spec: role + content parts), with our optional fields for tool traffic. */
 export const MessageInputSchema = z.object({
@@ -37,7 +42,7 @@ export const MessageInputSchema = z.object({
   tool_calls: z.array(ToolCallSchema).optional(),
   /** Tool messages only: the call this message answers. */
   tool_call_id: z.string().min(1).optional(),
-}).strict();
+}).strict().meta({ id: "MessageInput" });
 
 /** A stored message. */
 export const MessageSchema = z.object({
@@ -49,7 +54,7 @@ export const MessageSchema = z.object({
   tool_calls: z.array(ToolCallSchema).optional(),
   tool_call_id: z.string().optional(),
   created_at: z.string(),
-});
+}).meta({ id: "Message" });
 
 /** A session record. */
 export const SessionSchema = z.object({
@@ -57,13 +62,13 @@ export const SessionSchema = z.object({
   created_at: z.string(),
   updated_at: z.string(),
   metadata: z.record(z.string(), z.unknown()),
-});
+}).meta({ id: "Session" });
 
 /** Body of `POST /v1/sessions`. */
 export const SessionCreateSchema = z.object({
   session_id: ClientIdSchema.nullish(),
   metadata: z.record(z.string(), z.unknown()).nullish(),
-}).strict();
+}).strict().meta({ id: "SessionCreate" });
 
 /** Run statuses of the spec. */
 export const RunStatusSchema = z.enum([
@@ -72,7 +77,7 @@ export const RunStatusSchema = z.enum([
   "failed",
   "interrupted",
   "cancelled",
-]);
+]).meta({ id: "RunStatus" });
 
 /** Error payload of a failed or interrupted run. */
 export const RunErrorSchema = z.object({
@@ -81,7 +86,7 @@ export const RunErrorSchema = z.object({
   provider: z.string().optional(),
   model: z.string().optional(),
   attempts: z.number().int().optional(),
-});
+}).meta({ id: "RunError" });
 
 /** A run record. */
 export const RunSchema = z.object({
@@ -98,7 +103,7 @@ export const RunSchema = z.object({
   result: z.unknown().nullable(),
   interrupt_payload: z.record(z.string(), z.unknown()).nullable(),
   error: RunErrorSchema.nullable(),
-});
+}).meta({ id: "Run" });
 
 /** The state a checkpoint saves. */
 export const CheckpointStateSchema = z.object({
@@ -106,7 +111,7 @@ export const CheckpointStateSchema = z.object({
   context: z.record(z.string(), z.unknown()).nullable(),
   pending_tool_calls: z.array(z.record(z.string(), z.unknown())),
   step: z.number().int(),
-});
+}).meta({ id: "CheckpointState" });
 
 /** A checkpoint record. */
 export const CheckpointSchema = z.object({
@@ -117,41 +122,41 @@ export const CheckpointSchema = z.object({
   step: z.number().int(),
   created_at: z.string(),
   state: CheckpointStateSchema,
-});
+}).meta({ id: "Checkpoint" });
 
 /** The spec's ModelConfigOverride. */
 export const ModelConfigOverrideSchema = z.object({
   provider: z.string().min(1).nullish(),
   model: z.string().min(1).nullish(),
   inference_params: InferenceParamsSchema.nullish(),
-}).strict();
+}).strict().meta({ id: "ModelConfigOverride" });
 
 /** The spec's ModelConfig. */
 export const ModelConfigSchema = z.object({
   override: ModelConfigOverrideSchema.nullish(),
   timeout: z.number().int().positive().max(3_600_000).nullish(),
   retry: RetrySchema.nullish(),
-}).strict();
+}).strict().meta({ id: "ModelConfig" });
 
 /** The spec's CapabilityOverride. */
 export const CapabilityOverrideSchema = z.discriminatedUnion("strategy", [
   z.object({ strategy: z.literal("inherit") }).strict(),
   z.object({ strategy: z.literal("extend"), capabilities: z.array(z.string().min(1)) }).strict(),
   z.object({ strategy: z.literal("replace"), capabilities: z.array(z.string().min(1)) }).strict(),
-]);
+]).meta({ id: "CapabilityOverride" });
 
 /** The spec's ContextVar. */
 export const ContextVarSchema = z.object({
   description: z.string(),
   value: z.string(),
-}).strict();
+}).strict().meta({ id: "ContextVar" });
 
 /** The spec's ToolDefinition (a client-defined tool). */
 export const ToolDefinitionSchema = z.object({
   name: z.string().min(1).max(128).regex(/^[A-Za-z0-9_\-]+$/, "letters, digits, '_' and '-'"),
   description: z.string(),
   parameters: z.record(z.string(), z.unknown()),
-}).strict();
+}).strict().meta({ id: "ToolDefinition" });
 
 /** The run request body of `POST /v1/runs` and `POST /v1/runs/start`. */
 export const RunRequestSchema = z.object({
@@ -165,7 +170,7 @@ export const RunRequestSchema = z.object({
   context_vars: z.array(ContextVarSchema).nullish(),
   context: z.record(z.string(), z.unknown()).nullish(),
   tools: z.array(ToolDefinitionSchema).nullish(),
-}).strict();
+}).strict().meta({ id: "RunRequest" });
 
 /** An RFC 6902 JSON Patch operation (spec: PatchOperation), discriminated by `op`. */
 export const PatchOperationSchema = z.discriminatedUnion("op", [
@@ -180,42 +185,91 @@ export const PatchOperationSchema = z.discriminatedUnion("op", [
     from: z.string().describe("JSON Pointer"),
     path: z.string().describe("JSON Pointer"),
   }),
-]);
+]).meta({ id: "PatchOperation" });
 
 /** An RFC 6902 JSON Patch operation. */
 export type PatchOperation = z.infer<typeof PatchOperationSchema>;
 
 /** Response of `POST /v1/runs/start`. */
-export const RunStartedSchema = z.object({ run_id: z.string(), session_id: z.string() });
+export const RunStartedSchema = z.object({ run_id: z.string(), session_id: z.string() }).meta({
+  id: "RunStarted",
+});
 
 /** Page size bounds of every list endpoint (spec: default 100, 1 to 1000). */
 export const PER_PAGE = { min: 1, max: 1000, default: 100 } as const;
 
-/** Paging query parameters shared by every list endpoint. */
-export const PageQuerySchema = z.object({
-  per_page: z.coerce.number({ error: "must be an integer" }).int("must be an integer")
-    .min(PER_PAGE.min).max(PER_PAGE.max).default(PER_PAGE.default),
-  page: z.string().min(1).nullish(),
+/** A query value given once, or the last of its repeats (`?page=a&page=b` reads `b`). */
+const lastValue = (v: unknown) => Array.isArray(v) ? v[v.length - 1] : v;
+
+/**
+ * `per_page`: an integer from 1 to 1000, 100 when absent. Anything else is the spec's one `range`
+ * rule with both bounds (docs/errors.md), whatever was wrong with it.
+ */
+const PerPageSchema = z.preprocess(lastValue, z.string().optional()).transform((v, ctx) => {
+  if (v === undefined) return PER_PAGE.default;
+  const n = /^-?\d+$/.test(v.trim()) ? Number(v) : NaN;
+  if (Number.isInteger(n) && n >= PER_PAGE.min && n <= PER_PAGE.max) return n;
+  ctx.addIssue({
+    code: "custom",
+    message: `must be an integer from ${PER_PAGE.min} to ${PER_PAGE.max}`,
+    params: { rule: "range", min: PER_PAGE.min, max: PER_PAGE.max },
+  });
+  return z.NEVER;
+}).meta({
+  type: "integer",
+  minimum: PER_PAGE.min,
+  maximum: PER_PAGE.max,
+  default: PER_PAGE.default,
+  description: "Largest page size, 1–1000.",
 });
+
+/** `page`: the opaque cursor; an empty one is no cursor (the first page). */
+const PageCursorSchema = z.preprocess(lastValue, z.string().optional())
+  .transform((v) => v || null)
+  .meta({
+    type: "string",
+    description: "Opaque cursor: the `next_page` of the previous response.",
+  });
+
+/**
+ * A query string's parameters. Unknown ones are refused, so a typo is a 422 rather than a silent
+ * no-op; the message lists the known ones.
+ */
+export const queryObject = <S extends z.ZodRawShape>(shape: S) =>
+  z.strictObject(shape, {
+    error: (issue) =>
+      issue.code === "unrecognized_keys"
+        ? `unknown query parameter; known: ${Object.keys(shape)}`
+        : undefined,
+  });
+
+const PAGE_SHAPE = { per_page: PerPageSchema, page: PageCursorSchema };
+
+/** Paging query parameters of every list endpoint. */
+export const PageQuerySchema = queryObject(PAGE_SHAPE);
 
 /** Query values of one array parameter: repeated (`ids=a&ids=b`) or comma-separated (`ids=a,b`). */
 const queryList = <T extends z.ZodType>(item: T) =>
   z.preprocess(
     (v) =>
-      (Array.isArray(v) ? v : [v]).flatMap((s) => String(s).split(","))
-        .map((s) => s.trim()).filter((s) => s !== ""),
+      v === undefined || v === null ? v : (Array.isArray(v) ? v : [v])
+        .flatMap((s) => String(s).split(",")).map((s) => s.trim()).filter((s) => s !== ""),
     z.array(item),
   );
 
 /** An RFC 3339 timestamp in a query string (`2026-11-21T10:00:00Z`, fractions and offsets too). */
-const QueryTimestampSchema = z.string().regex(
-  /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/,
-  "must be an RFC 3339 timestamp, e.g. 2026-11-21T10:00:00Z",
-).refine((v) => Number.isFinite(Date.parse(v.replace(" ", "T"))), "is not a real date")
-  .meta({ format: "date-time" });
+const QueryTimestampSchema = z.preprocess(
+  lastValue,
+  z.string().regex(
+    /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/,
+    "must be an RFC 3339 timestamp, e.g. 2026-11-21T10:00:00Z",
+  ).refine((v) => Number.isFinite(Date.parse(v.replace(" ", "T"))), "is not a real date")
+    .meta({ format: "date-time" }),
+);
 
-/** Filters of `GET /v1/sessions/{session_id}/runs`; time bounds are exclusive. */
-export const RunFilterQuerySchema = z.object({
+/** Query of `GET /v1/sessions/{session_id}/runs`: paging and filters (time bounds exclusive). */
+export const RunListQuerySchema = queryObject({
+  ...PAGE_SHAPE,
   ids: queryList(z.string()).optional()
     .describe("Only these run ids (repeat the parameter or separate values with commas)."),
   session_ids: queryList(z.string()).optional()
@@ -236,8 +290,19 @@ export const RunFilterQuerySchema = z.object({
 export const listEnvelope = <T extends z.ZodType>(item: T) =>
   z.object({ items: z.array(item), count: z.number().int(), next_page: z.string().nullable() });
 
+/** A page of sessions. */
+export const SessionListSchema = listEnvelope(SessionSchema).meta({ id: "SessionList" });
+/** A page of messages. */
+export const MessageListSchema = listEnvelope(MessageSchema).meta({ id: "MessageList" });
+/** A page of checkpoints. */
+export const CheckpointListSchema = listEnvelope(CheckpointSchema).meta({ id: "CheckpointList" });
+/** A page of runs. */
+export const RunListSchema = listEnvelope(RunSchema).meta({ id: "RunList" });
+
 /** Generic error body. */
-export const ErrorBodySchema = z.object({ code: z.number().int(), message: z.string() });
+export const ErrorBodySchema = z.object({ code: z.number().int(), message: z.string() }).meta({
+  id: "ErrorBody",
+});
 /** Validation error body. */
 export const ValidationErrorBodySchema = z.object({
   code: z.number().int(),
@@ -249,7 +314,7 @@ export const ValidationErrorBodySchema = z.object({
       params: z.record(z.string(), z.unknown()).optional(),
     })),
   })),
-});
+}).meta({ id: "ValidationErrorBody" });
 
 /** A message part. */
 export type Part = z.infer<typeof PartSchema>;

@@ -18,7 +18,7 @@ export const InferenceParamsSchema = z.object({
   presence_penalty: z.number().nullish(),
   seed: z.number().int().nullish(),
   provider_params: z.record(z.string(), z.unknown()).nullish(),
-}).strict();
+}).strict().meta({ id: "InferenceParams" });
 
 /** Retry policy for establishing the model response stream (spec: ModelConfigRetry). */
 export const RetrySchema = z.object({
@@ -28,7 +28,7 @@ export const RetrySchema = z.object({
 }).strict().refine((r) => r.max_backoff >= r.initial_backoff, {
   message: "max_backoff must be at least initial_backoff",
   path: ["max_backoff"],
-});
+}).meta({ id: "ModelConfigRetry" });
 
 /** The agent's model block. */
 export const ModelBlockSchema = z.object({

@@ -93,7 +93,12 @@ function eventSchema<K extends RunEventKind>(kind: K) {
     kind: z.literal(kind),
     timestamp: z.number().describe("Seconds since the epoch, fractional."),
     ...payload.shape,
-  }).describe(payload.description ?? kind);
+  }).meta({ id: eventComponent(kind), description: payload.description ?? kind });
+}
+
+/** The OpenAPI component name of an event kind: `run_started` -> `RunStartedEvent`. */
+export function eventComponent(kind: string): string {
+  return kind.split("_").map((w) => w[0].toUpperCase() + w.slice(1)).join("") + "Event";
 }
 
 /** Whole event schemas by kind (what a native SSE frame's `data:` line holds). */
@@ -108,7 +113,10 @@ export const RunEventSchema = z.discriminatedUnion(
     ReturnType<typeof eventSchema<RunEventKind>>,
     ...ReturnType<typeof eventSchema<RunEventKind>>[],
   ],
-);
+).meta({
+  id: "RunEvent",
+  description: "One run event: the `data:` of a native SSE frame whose `event:` is its `kind`.",
+});
 
 /** One internal run event. */
 export type RunEvent = {

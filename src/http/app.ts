@@ -3,18 +3,19 @@
  * and the protocol add-ons it is handed, built from the services it is given — no global state, so
  * tests run many independent apps in one process.
  */
-import { Hono } from "hono";
 import { methodNotAllowed } from "hono/method-not-allowed";
 import { errors } from "../errors.ts";
 import { withLogContext } from "../log.ts";
-import { httpMetrics, metricsHandler } from "../metrics/mod.ts";
+import { httpMetrics } from "../metrics/mod.ts";
 import { ClientIdSchema } from "../api/schemas.ts";
 import { v1Routes } from "./v1/mod.ts";
 import { apiKeyAuth } from "./kit/auth.ts";
 import type { AddOn } from "./kit/addon.ts";
-import type { AppEnv, AppServices } from "./kit/env.ts";
+import type { AppServices } from "./kit/env.ts";
 import { errorResponse } from "./kit/errors.ts";
-import { docsRoutes } from "./openapi/mod.ts";
+import { type Routes, routes } from "./kit/routes.ts";
+import { healthRoutes } from "./health.ts";
+import { buildOpenApiDocument, docsRoutes } from "./openapi/mod.ts";
 import { playgroundRoutes } from "./playground/mod.ts";
 
 const REQUEST_ID = /^[A-Za-z0-9._:\-]{1,128}$/;
@@ -22,10 +23,10 @@ const REQUEST_ID = /^[A-Za-z0-9._:\-]{1,128}$/;
 const PROBE_PATHS = new Set(["/healthz", "/readyz", "/metrics"]);
 
 /** Builds the application for one set of services and the add-ons the manifest switches on. */
-export function createApp(services: AppServices, addOns: readonly AddOn[] = []): Hono<AppEnv> {
+export function createApp(services: AppServices, addOns: readonly AddOn[] = []): Routes {
   const { config, log } = services;
   const defaultTenant = config.manifest.runtime.default_tenant_id;
-  const app = new Hono<AppEnv>();
+  const app = routes();
 
   app.use("*", async (c, next) => {
     const given = c.req.header("x-request-id");
@@ -89,21 +90,8 @@ export function createApp(services: AppServices, addOns: readonly AddOn[] = []):
     await next();
   });
 
-  app.get("/healthz", (c) => c.json({ status: "ok" }));
-  if (services.metrics) app.get("/metrics", metricsHandler(services.metrics));
-  app.get("/readyz", async (c) => {
-    // A draining replica must leave the load balancer before its runs are interrupted.
-    if (!services.runs.accepting) throw errors.shuttingDown();
-    try {
-      await services.store.ping();
-    } catch (err) {
-      log.warn("store not ready", { error: (err as Error).message });
-      throw errors.unavailable("the store");
-    }
-    return c.json({ status: "ready", store: services.store.kind });
-  });
-
-  app.route("/", docsRoutes(addOns));
+  app.route("/", healthRoutes(services));
+  app.route("/", docsRoutes(() => buildOpenApiDocument(app, config.manifest, addOns)));
   app.route("/v1", v1Routes());
   app.route("/", playgroundRoutes());
   for (const addOn of addOns) {

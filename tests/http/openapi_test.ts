@@ -6,7 +6,6 @@
 import assert from "node:assert/strict";
 import { createApp } from "../../src/http/app.ts";
 import { protocolAddOns } from "../../src/server.ts";
-import { openApiPath } from "../../src/http/openapi/mod.ts";
 import { createLogger } from "../../src/log.ts";
 import { RUN_EVENT_KINDS, RunEventSchema } from "../../src/engine/events.ts";
 import { PLAYGROUND_PATHS } from "../../src/http/playground/mod.ts";
@@ -28,6 +27,13 @@ const EXCLUDED = new Set(Object.keys(PLAYGROUND_PATHS).map((path) => `GET ${path
  * cannot end in a literal). Such a route is covered by documented paths that are instances of it.
  */
 const MULTIPLEXED = new Set(["POST /a2a/tasks/{}", "POST /a2a/{}/tasks/{}"]);
+
+/** A Hono route path as an OpenAPI path: `/v1/runs/:run_id` -> `/v1/runs/{run_id}`. */
+function openApiPath(routePath: string): string {
+  return routePath.split("/").map((seg) =>
+    seg.startsWith(":") ? `{${seg.slice(1).replace(/\{.*$/, "").replace(/\?$/, "")}}` : seg
+  ).join("/");
+}
 
 /** `/v1/runs/{run_id}` -> `/v1/runs/{}`: parameter names do not matter for coverage. */
 function shape(path: string): string {

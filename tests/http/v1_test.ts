@@ -298,6 +298,21 @@ for (const kind of storeKinds) {
           params: { min: 1, max: 1000 },
         }],
       }]);
+      // The paging schema parses the query: an empty cursor is the first page, a repeated value
+      // counts once (the last), unknown parameters are named alone with the known ones.
+      const all = await json(await t.fetch("/v1/sessions"));
+      assert.ok((all.items as unknown[]).length > 1);
+      assert.deepEqual(await json(await t.fetch("/v1/sessions?page=")), all);
+      const repeated = await json(await t.fetch("/v1/sessions?per_page=1000&per_page=1"));
+      assert.equal((repeated.items as unknown[]).length, 1);
+      const unknown = await json(await t.fetch("/v1/sessions?per_page=0&perpage=5"));
+      assert.deepEqual(unknown.fields, [{
+        field: "perpage",
+        errors: [{
+          code: "unknown_field",
+          message: "unknown query parameter; known: per_page,page",
+        }],
+      }]);
       const wm = await t.fetch("/v1/sessions/s1", { method: "PATCH" });
       assert.match(wm.headers.get("allow") ?? "", /GET/);
       await wm.body?.cancel();

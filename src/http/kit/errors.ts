@@ -3,6 +3,7 @@
  * `ApiError` answers as itself, a store's domain error as the code docs/errors.md gives its kind,
  * and anything else is a bug: logged with the request id and answered 500000.
  */
+import { HTTPException } from "hono/http-exception";
 import { ApiError, errors } from "../../errors.ts";
 import { StoreError, type StoreErrorKind } from "../../store/mod.ts";
 import type { Ctx } from "./env.ts";
@@ -31,7 +32,7 @@ export function apiErrorOf(err: unknown): ApiError | undefined {
 
 /** The app's error handler: the error's body, or a logged 500000 for an unexpected error. */
 export function errorResponse(c: Ctx, err: unknown): Response {
-  const known = apiErrorOf(err);
+  const known = apiErrorOf(err) ?? libraryError(c, err);
   if (known) return c.json(known.toBody(), known.status as 400);
   c.get("services")?.log.error("unhandled error", {
     request_id: c.get("requestId"),
@@ -39,4 +40,15 @@ export function errorResponse(c: Ctx, err: unknown): Response {
   });
   const internal = errors.internal();
   return c.json(internal.toBody(), 500);
+}
+
+/**
+ * A body or media type the route libraries refused before our readers saw it (Hono's validator,
+ * the declared media types of `@hono/zod-openapi`), in our codes.
+ */
+function libraryError(c: Ctx, err: unknown): ApiError | undefined {
+  if (!(err instanceof HTTPException)) return undefined;
+  if (err.status === 415) return errors.unsupportedMediaType(c.req.header("content-type") ?? null);
+  if (err.status === 400) return errors.malformedJson(err.message);
+  return undefined;
 }

@@ -1,7 +1,8 @@
 /**
  * The HTTP kit: what every route module shares, the native `/v1` routes and the protocol add-ons
- * alike — the app's environment types, the add-on seam, SSE responses, request validation, the
- * `http_server` settings routes read, API key helpers and the error → response mapping. A leaf:
+ * alike — the app's environment types, route declarations (served, validated and documented from
+ * one `createRoute`), the add-on seam, SSE responses, request validation, the `http_server`
+ * settings routes read, API key helpers and the error → response mapping. A leaf:
  * it imports no route module, no add-on and nothing else of src/http.
  *
  * @module
@@ -9,7 +10,7 @@
 export type { AddOn } from "./addon.ts";
 export type { AppEnv, AppServices, Ctx } from "./env.ts";
 export { sseComment, sseFrame, type SseOptions, sseResponse } from "./sse.ts";
-export { fieldErrors, readBody, readJson, validate } from "./validation.ts";
+export { fieldErrors, readJson, validate } from "./validation.ts";
 export { bodyLimit, keepaliveMs, maxBodyBytes } from "./settings.ts";
 export {
   apiKeyAuth,
@@ -21,4 +22,12 @@ export {
   publicPaths,
 } from "./auth.ts";
 export { apiErrorOf, errorResponse } from "./errors.ts";
-export { BODY_ERRORS, type OperationSpec } from "./openapi.ts";
+export {
+  BODY_ERRORS,
+  jsonBody,
+  route,
+  type RouteContext,
+  type Routes,
+  routes,
+  validationHook,
+} from "./routes.ts";

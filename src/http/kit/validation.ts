@@ -1,15 +1,28 @@
 /**
  * Request parsing that never lets a client mistake become a 500: JSON bodies (content type, size
- * limit, syntax), zod validation mapped onto the spec's validation error shape, and query strings.
+ * limit, syntax) and zod validation mapped onto the spec's validation error shape.
  */
 import type { Context } from "hono";
 import type { z } from "zod";
-import { PER_PAGE } from "../../api/schemas.ts";
 import { errors, type FieldError, type FieldRuleError } from "../../errors.ts";
 import { requestTimedOut } from "./wire.ts";
 
-/** Turns zod issues into the spec's `fields` array, grouped by dotted field path. */
-export function fieldErrors(issues: readonly z.core.$ZodIssue[], prefix = ""): FieldError[] {
+/** How `fieldErrors` names and words the fields. */
+export interface FieldErrorOptions {
+  /** Dotted path the issue paths are relative to (a nested value checked on its own). */
+  prefix?: string;
+  /** The issues are a query string's: an unknown key keeps its schema's message. */
+  query?: boolean;
+}
+
+/**
+ * Turns zod issues into the spec's `fields` array, grouped by dotted field path. Parse with
+ * `reportInput`: an issue whose input is absent is a missing field (`required`), not a bad one.
+ */
+export function fieldErrors(
+  issues: readonly z.core.$ZodIssue[],
+  options: FieldErrorOptions = {},
+): FieldError[] {
   const byField = new Map<string, FieldRuleError[]>();
   const add = (field: string, rule: FieldRuleError) => {
     const list = byField.get(field) ?? [];
@@ -17,10 +30,12 @@ export function fieldErrors(issues: readonly z.core.$ZodIssue[], prefix = ""): F
     byField.set(field, list);
   };
   for (const issue of issues) {
-    const path = [prefix, ...issue.path.map(String)].filter((p) => p !== "").join(".");
+    const path = [options.prefix ?? "", ...issue.path.map(String)].filter((p) => p !== "")
+      .join(".");
     if (issue.code === "unrecognized_keys") {
+      const message = options.query ? issue.message : "unknown field";
       for (const key of issue.keys) {
-        add(path ? `${path}.${key}` : key, { code: "unknown_field", message: "unknown field" });
+        add(path ? `${path}.${key}` : key, { code: "unknown_field", message });
       }
       continue;
     }
@@ -30,10 +45,14 @@ export function fieldErrors(issues: readonly z.core.$ZodIssue[], prefix = ""): F
 }
 
 function ruleOf(issue: z.core.$ZodIssue): FieldRuleError {
-  // Issues are parsed with `reportInput`, so an undefined input means the field is missing.
-  if (issue.input === undefined && issue.code !== "custom") {
-    return { code: "required", message: "is required" };
+  if (issue.code === "custom") {
+    // A custom check names the spec's rule itself (`params.rule`, e.g. `range` for per_page).
+    const { rule, ...params } = (issue.params ?? {}) as { rule?: string };
+    return rule
+      ? { code: rule, message: issue.message, params }
+      : { code: "invalid", message: issue.message };
   }
+  if (issue.input === undefined) return { code: "required", message: "is required" };
   switch (issue.code) {
     case "invalid_type":
       return { code: "type", message: issue.message, params: { expected: issue.expected } };
@@ -64,10 +83,18 @@ function ruleOf(issue: z.core.$ZodIssue): FieldRuleError {
 
 /** Validates `value` with `schema`; a failure is an ApiError 422 with field paths. */
 export function validate<T extends z.ZodType>(schema: T, value: unknown, prefix = ""): z.infer<T> {
-  // `reportInput` keeps the offending input on each issue: it tells `required` from `type`.
   const parsed = schema.safeParse(value, { reportInput: true });
-  if (!parsed.success) throw errors.validation(fieldErrors(parsed.error.issues, prefix));
+  if (!parsed.success) throw errors.validation(fieldErrors(parsed.error.issues, { prefix }));
   return parsed.data;
+}
+
+/**
+ * Leaves `text` where Hono's own body readers look first, so a declared route's validator reads
+ * the body this module already read (the stream can be read once). Hono types the cache as
+ * `Partial<Body>`, but keeps promises of the bodies in it.
+ */
+export function cacheBodyText(c: Context, text: string): void {
+  (c.req.bodyCache as { text?: Promise<string> }).text = Promise.resolve(text);
 }
 
 /** Options of `readJson`. */
@@ -108,6 +135,7 @@ export async function readJson(
     if (options.optional) return undefined;
     throw errors.malformedJson("the body is empty");
   }
+  cacheBodyText(c, text);
   try {
     return JSON.parse(text);
   } catch (e) {
@@ -151,59 +179,4 @@ async function readBytes(c: Context, limit: number): Promise<Uint8Array> {
     at += chunk.byteLength;
   }
   return bytes;
-}
-
-/** Reads and validates a JSON body in one call. */
-export async function readBody<T extends z.ZodType>(
-  c: Context,
-  schema: T,
-  limit: number,
-): Promise<z.infer<T>> {
-  return validate(schema, await readJson(c, limit));
-}
-
-/** Query parameters as a map of name to every value given (repeated or comma-separated). */
-export function queryValues(c: Context): Map<string, string[]> {
-  const out = new Map<string, string[]>();
-  for (const [key, value] of new URL(c.req.url).searchParams) {
-    const list = out.get(key) ?? [];
-    list.push(value);
-    out.set(key, list);
-  }
-  return out;
-}
-
-/** Rejects query parameters that no endpoint reads, so a typo is a 422, not a silent no-op. */
-export function rejectUnknownQuery(query: Map<string, string[]>, known: readonly string[]): void {
-  const unknown = [...query.keys()].filter((k) => !known.includes(k));
-  if (unknown.length > 0) {
-    throw errors.validation(unknown.map((field) => ({
-      field,
-      errors: [{ code: "unknown_field", message: `unknown query parameter; known: ${known}` }],
-    })));
-  }
-}
-
-/** One query value (the last when repeated), or undefined. */
-export function single(query: Map<string, string[]>, name: string): string | undefined {
-  const values = query.get(name);
-  return values?.[values.length - 1];
-}
-
-/** Parses `per_page` (integer 1..1000, default 100): the spec's `range` rule on failure. */
-export function perPage(value: string | undefined): number {
-  const { min, max } = PER_PAGE;
-  if (value === undefined) return PER_PAGE.default;
-  const n = /^-?\d+$/.test(value.trim()) ? Number(value) : NaN;
-  if (!Number.isInteger(n) || n < min || n > max) {
-    throw errors.validation([{
-      field: "per_page",
-      errors: [{
-        code: "range",
-        message: `must be an integer from ${min} to ${max}`,
-        params: { min, max },
-      }],
-    }]);
-  }
-  return n;
 }

@@ -1,52 +1,24 @@
 /**
- * Builds the OpenAPI 3.1 document from the route registry: every schema is converted from zod
- * (`z.toJSONSchema`, JSON Schema 2020-12, the dialect of OpenAPI 3.1) in one pass, so named shapes
- * become `#/components/schemas/...` references and nothing is written twice.
+ * The OpenAPI 3.1 document of an app, generated from its route declarations by
+ * `@hono/zod-openapi`. What is the same for every operation is added here rather than declared on
+ * each: the tenant and request-id parameters, the error responses (a route's own `x-errors` codes
+ * plus the ones every route can answer) with one example body per code from the real
+ * constructors (docs/errors.md), which operations need no API key (the rule the auth middleware
+ * applies), the security schemes and the tag descriptions.
+ *
+ * Bodies and records are named components: a zod schema with `meta({ id })`, converted by zod
+ * itself (`z.toJSONSchema`, JSON Schema 2020-12, the dialect of OpenAPI 3.1), which says "this or
+ * null" of a nullable reference correctly where the generator's own converter does not.
  */
+import { OpenAPIHono, type RouteConfig } from "@hono/zod-openapi";
 import { z } from "zod";
-import {
-  CapabilityOverrideSchema,
-  CheckpointSchema,
-  CheckpointStateSchema,
-  ClientIdSchema,
-  ContextVarSchema,
-  DataPartSchema,
-  ErrorBodySchema,
-  MessageInputSchema,
-  MessageSchema,
-  ModelConfigOverrideSchema,
-  ModelConfigSchema,
-  PartSchema,
-  PatchOperationSchema,
-  RoleSchema,
-  RunErrorSchema,
-  RunRequestSchema,
-  RunSchema,
-  RunStartedSchema,
-  RunStatusSchema,
-  SessionCreateSchema,
-  SessionSchema,
-  TextPartSchema,
-  ToolCallSchema,
-  ToolDefinitionSchema,
-  ValidationErrorBodySchema,
-} from "../../api/schemas.ts";
-import { InferenceParamsSchema, type Manifest, RetrySchema } from "../../config/schema.ts";
-import { RUN_EVENT_KINDS, RunEventSchema, RunEventSchemas } from "../../engine/events.ts";
+import { ErrorBodySchema, ValidationErrorBodySchema } from "../../api/schemas.ts";
+import type { Manifest } from "../../config/schema.ts";
 import { type ApiError, errors } from "../../errors.ts";
 import type { AddOn } from "../kit/addon.ts";
-import { authEnabled } from "../kit/auth.ts";
-import type { OperationSpec } from "../kit/openapi.ts";
+import { authEnabled, isPublic, publicPaths } from "../kit/auth.ts";
+import type { Routes } from "../kit/routes.ts";
 import { maxBodyBytes } from "../kit/settings.ts";
-import {
-  CheckpointListSchema,
-  HealthSchema,
-  MessageListSchema,
-  nativeOperations,
-  ReadySchema,
-  RunListSchema,
-  SessionListSchema,
-} from "./registry.ts";
 
 /** A JSON object of the document. */
 export type Json = Record<string, unknown>;
@@ -54,141 +26,19 @@ export type Json = Record<string, unknown>;
 /** The OpenAPI version the document declares. */
 export const OPENAPI_VERSION = "3.1.0";
 
-/** Schemas that become named components (the name is how the reference reads). */
-function namedSchemas(addOns: readonly AddOn[]): [string, z.ZodType][] {
-  return [
-    ["ClientId", ClientIdSchema],
-    ["TextPart", TextPartSchema],
-    ["DataPart", DataPartSchema],
-    ["Part", PartSchema],
-    ["ToolCall", ToolCallSchema],
-    ["Role", RoleSchema],
-    ["MessageInput", MessageInputSchema],
-    ["Message", MessageSchema],
-    ["MessageList", MessageListSchema],
-    ["Session", SessionSchema],
-    ["SessionCreate", SessionCreateSchema],
-    ["SessionList", SessionListSchema],
-    ["RunStatus", RunStatusSchema],
-    ["RunError", RunErrorSchema],
-    ["Run", RunSchema],
-    ["RunList", RunListSchema],
-    ["CheckpointState", CheckpointStateSchema],
-    ["Checkpoint", CheckpointSchema],
-    ["CheckpointList", CheckpointListSchema],
-    ["InferenceParams", InferenceParamsSchema],
-    ["ModelConfigRetry", RetrySchema],
-    ["ModelConfigOverride", ModelConfigOverrideSchema],
-    ["ModelConfig", ModelConfigSchema],
-    ["CapabilityOverride", CapabilityOverrideSchema],
-    ["ContextVar", ContextVarSchema],
-    ["ToolDefinition", ToolDefinitionSchema],
-    ["RunRequest", RunRequestSchema],
-    ["RunStarted", RunStartedSchema],
-    ["ErrorBody", ErrorBodySchema],
-    ["ValidationErrorBody", ValidationErrorBodySchema],
-    ["PatchOperation", PatchOperationSchema],
-    ["RunEvent", RunEventSchema],
-    ...RUN_EVENT_KINDS.map((kind): [string, z.ZodType] => [
-      eventComponent(kind),
-      RunEventSchemas[kind],
-    ]),
-    ["Health", HealthSchema],
-    ["Ready", ReadySchema],
-    ...addOns.flatMap((a) => a.schemas),
-  ];
-}
+const TAG_DESCRIPTIONS: Record<string, string> = {
+  Health: "Liveness and readiness (always open) and metrics.",
+  Reference: "This document and its HTML rendering.",
+  Sessions: "A session is the durable conversation boundary.",
+  Messages: "A session's conversation, in order; what the next run sees.",
+  Checkpoints: "Saved states of a session, from which runs start.",
+  Runs: "One execution of the agent graph inside a session.",
+};
 
-/** `run_started` -> `RunStartedEvent`. */
-export function eventComponent(kind: string): string {
-  return kind.split("_").map((w) => w[0].toUpperCase() + w.slice(1)).join("") + "Event";
-}
-
-/**
- * Collects schemas, converts them all in one `z.toJSONSchema` call and hands back named
- * components and inline schemas (which may reference the components).
- */
-class SchemaSet {
-  #registry = z.registry<{ id: string }>();
-  #inline = new Map<string, Json>();
-  #named = new Map<z.ZodType, string>();
-
-  /** Registers a named component. */
-  component(name: string, schema: z.ZodType): void {
-    this.#registry.add(schema, { id: name });
-    this.#named.set(schema, name);
-  }
-
-  /** A reference when `schema` is a named component, else the schema in place. */
-  use(schema: z.ZodType): Json {
-    const name = this.#named.get(schema);
-    return name ? ref(name) : this.inline(schema);
-  }
-
-  /** A schema used in place; filled in by `build()`. */
-  inline(schema: z.ZodType): Json {
-    const id = `~inline${this.#inline.size}`;
-    const holder: Json = {};
-    // Inline schemas are fresh objects, so no other schema can come to reference them.
-    this.#registry.add(schema, { id });
-    this.#inline.set(id, holder);
-    return holder;
-  }
-
-  /** Converts everything; returns the components. */
-  build(): Record<string, Json> {
-    const { schemas } = z.toJSONSchema(this.#registry, {
-      uri: (id) => `#/components/schemas/${id}`,
-      io: "input",
-      unrepresentable: "any",
-    }) as { schemas: Record<string, Json> };
-    const components: Record<string, Json> = {};
-    for (const [id, schema] of Object.entries(schemas)) {
-      const clean = tidy(schema) as Json;
-      delete clean.$schema;
-      delete clean.$id;
-      const holder = this.#inline.get(id);
-      if (holder) Object.assign(holder, clean);
-      else components[id] = clean;
-    }
-    return components;
-  }
-}
-
-const MAX_SAFE = Number.MAX_SAFE_INTEGER;
-
-/** Drops zod's safe-integer bounds (noise to a reader) from every integer schema. */
-function tidy(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(tidy);
-  if (value === null || typeof value !== "object") return value;
-  const out: Json = {};
-  for (const [k, v] of Object.entries(value)) {
-    if ((k === "minimum" && v === -MAX_SAFE) || (k === "maximum" && v === MAX_SAFE)) continue;
-    out[k] = tidy(v);
-  }
-  return out;
-}
-
-function ref(name: string): Json {
-  return { $ref: `#/components/schemas/${name}` };
-}
-
-/** A parameter's schema without its `null` alternative (a query string has no null). */
-function withoutNull(schema: Json): Json {
-  const anyOf = schema.anyOf as Json[] | undefined;
-  if (anyOf) {
-    const rest = anyOf.filter((s) => s.type !== "null");
-    if (rest.length === 1) {
-      const { anyOf: _, ...others } = schema;
-      return { ...rest[0], ...others };
-    }
-  }
-  return schema;
-}
+const REQUEST_ID_HEADER = { $ref: "#/components/headers/RequestId" };
 
 /** One example error per code, from the real constructors (docs/errors.md). */
 function errorExamples(manifest: Manifest): Map<number, ApiError> {
-  const limit = maxBodyBytes(manifest);
   const list = [
     errors.malformedJson("Unexpected end of JSON input"),
     errors.badTenant("it may hold only letters, digits, '.', '_', ':' and '-'"),
@@ -203,7 +53,7 @@ function errorExamples(manifest: Manifest): Map<number, ApiError> {
     errors.sessionBusy("s1"),
     errors.runNotRunning("r1", "completed"),
     errors.messageExists("m1"),
-    errors.bodyTooLarge(limit),
+    errors.bodyTooLarge(maxBodyBytes(manifest)),
     errors.unsupportedMediaType("text/plain"),
     errors.validation([{
       field: "per_page",
@@ -220,61 +70,69 @@ function errorExamples(manifest: Manifest): Map<number, ApiError> {
   return new Map(list.map((e) => [e.code, e]));
 }
 
-/** Builds the OpenAPI 3.1 document of an app serving `manifest`. */
-export function buildOpenApiDocument(manifest: Manifest, addOns: readonly AddOn[]): Json {
-  const auth = authEnabled(manifest);
-  const publicDocs = manifest.http_server?.auth?.public_docs ?? true;
-  const schemas = new SchemaSet();
-  for (const [name, schema] of namedSchemas(addOns)) schemas.component(name, schema);
-  const examples = errorExamples(manifest);
-  const ops = [...nativeOperations(), ...addOns.flatMap((a) => a.operations)];
+/** What every operation's completion needs to know. */
+interface Context {
+  auth: boolean;
+  open: Set<string>;
+  examples: Map<number, ApiError>;
+}
 
-  const paths: Record<string, Json> = {};
-  for (const op of ops) {
-    const isPublic = op.public === "always" || (op.public === "docs" && publicDocs);
-    const item = (paths[op.path] ??= {});
-    if (item[op.method]) throw new Error(`operation listed twice: ${op.method} ${op.path}`);
-    item[op.method] = operation(op, { schemas, examples, auth, isPublic });
+/** Builds the OpenAPI 3.1 document of `app`, which serves `manifest` with `addOns`. */
+export function buildOpenApiDocument(
+  app: Routes,
+  manifest: Manifest,
+  addOns: readonly AddOn[],
+): Json {
+  const ctx: Context = {
+    auth: authEnabled(manifest),
+    open: publicPaths(manifest, addOns.flatMap((a) => a.publicPaths)),
+    examples: errorExamples(manifest),
+  };
+  const descriptions = {
+    ...TAG_DESCRIPTIONS,
+    ...Object.fromEntries(addOns.map((a) => [a.tag.name, a.tag.description])),
+  };
+  const generator = new OpenAPIHono();
+  const tags: string[] = [];
+  for (const definition of app.openAPIRegistry.definitions) {
+    if (definition.type !== "route") continue;
+    for (const tag of definition.route.tags ?? []) if (!tags.includes(tag)) tags.push(tag);
+    generator.openAPIRegistry.registerPath(complete(definition.route, ctx));
   }
-
-  const components: Json = {
-    schemas: schemas.build(),
-    parameters: {
-      TenantId: {
-        name: "X-Tenant-ID",
-        in: "header",
-        required: false,
-        description: "The tenant whose records the request sees; the manifest's " +
-          "`runtime.default_tenant_id` when absent (a tenant-bound API key decides it instead).",
-        schema: ref("ClientId"),
-      },
-      RequestId: {
-        name: "X-Request-ID",
-        in: "header",
-        required: false,
-        description: "Echoed when well-formed (1–128 of `A-Z a-z 0-9 . _ : -`), else generated.",
-        schema: { type: "string", maxLength: 128 },
-      },
-    },
-    headers: {
-      RequestId: {
-        description: "The request's id, also in every log line of the request.",
-        schema: { type: "string" },
-      },
-    },
-  };
-  // The event union is discriminated by `kind`: say so, so generators pick the right member.
-  const runEvent = (components.schemas as Record<string, Json>).RunEvent;
-  runEvent.discriminator = {
-    propertyName: "kind",
-    mapping: Object.fromEntries(
-      RUN_EVENT_KINDS.map((k) => [k, `#/components/schemas/${eventComponent(k)}`]),
-    ),
-  };
-  runEvent.description = "One run event: the `data:` of a native SSE frame whose `event:` is " +
-    "its `kind`.";
-
-  const doc: Json = {
+  const registry = generator.openAPIRegistry;
+  registry.registerComponent("parameters", "TenantId", {
+    name: "X-Tenant-ID",
+    in: "header",
+    required: false,
+    description: "The tenant whose records the request sees; the manifest's " +
+      "`runtime.default_tenant_id` when absent (a tenant-bound API key decides it instead).",
+    schema: { $ref: "#/components/schemas/ClientId" },
+  });
+  registry.registerComponent("parameters", "RequestId", {
+    name: "X-Request-ID",
+    in: "header",
+    required: false,
+    description: "Echoed when well-formed (1–128 of `A-Z a-z 0-9 . _ : -`), else generated.",
+    schema: { type: "string", maxLength: 128 },
+  });
+  registry.registerComponent("headers", "RequestId", {
+    description: "The request's id, also in every log line of the request.",
+    schema: { type: "string" },
+  });
+  if (ctx.auth) {
+    registry.registerComponent("securitySchemes", "bearerAuth", {
+      type: "http",
+      scheme: "bearer",
+      description: "`Authorization: Bearer <API key>`.",
+    });
+    registry.registerComponent("securitySchemes", "apiKeyHeader", {
+      type: "apiKey",
+      in: "header",
+      name: "X-API-Key",
+      description: "`X-API-Key: <API key>` (wins over `Authorization` when both are sent).",
+    });
+  }
+  const doc = generator.getOpenAPI31Document({
     openapi: OPENAPI_VERSION,
     info: {
       title: `${manifest.agent.name} (agentd)`,
@@ -285,187 +143,170 @@ export function buildOpenApiDocument(manifest: Manifest, addOns: readonly AddOn[
         "`ValidationErrorBody`; `code` is the HTTP status times 1000 plus a sub-index.",
     },
     servers: [{ url: manifest.http_server?.public_url ?? "/" }],
-    tags: tags(ops, addOns),
-    paths,
-    components,
-  };
-  if (auth) {
-    components.securitySchemes = {
-      bearerAuth: {
-        type: "http",
-        scheme: "bearer",
-        description: "`Authorization: Bearer <API key>`.",
-      },
-      apiKeyHeader: {
-        type: "apiKey",
-        in: "header",
-        name: "X-API-Key",
-        description: "`X-API-Key: <API key>` (wins over `Authorization` when both are sent).",
-      },
-    };
-    doc.security = [{ bearerAuth: [] }, { apiKeyHeader: [] }];
-  }
-  return finishParameters(doc);
+    tags: tags.map((name) =>
+      descriptions[name] ? { name, description: descriptions[name] } : { name }
+    ),
+    ...(ctx.auth ? { security: [{ bearerAuth: [] }, { apiKeyHeader: [] }] } : {}),
+  }) as unknown as Json;
+  (doc.components as Json).schemas = namedComponents(doc);
+  return doc;
 }
 
-const TAG_DESCRIPTIONS: Record<string, string> = {
-  Health: "Liveness and readiness (always open) and metrics.",
-  Reference: "This document and its HTML rendering.",
-  Sessions: "A session is the durable conversation boundary.",
-  Messages: "A session's conversation, in order; what the next run sees.",
-  Checkpoints: "Saved states of a session, from which runs start.",
-  Runs: "One execution of the agent graph inside a session.",
-};
+const COMPONENT = "#/components/schemas/";
 
-function tags(ops: OperationSpec[], addOns: readonly AddOn[]): Json[] {
-  const descriptions = {
-    ...TAG_DESCRIPTIONS,
-    ...Object.fromEntries(addOns.map((a) => [a.tag.name, a.tag.description])),
+/** A declaration's content map (media type -> schema). */
+type Content = NonNullable<NonNullable<RouteConfig["request"]>["body"]>["content"];
+
+/**
+ * Every named schema the document references (also through other components), converted by zod
+ * in one pass so that each references the others by name.
+ */
+function namedComponents(doc: Json): Record<string, Json> {
+  const { schemas } = z.toJSONSchema(z.globalRegistry, {
+    uri: (id) => `${COMPONENT}${id}`,
+    io: "input",
+    unrepresentable: "any",
+  }) as unknown as { schemas: Record<string, Json> };
+  const used: Record<string, Json> = {};
+  const visit = (node: unknown): void => {
+    if (Array.isArray(node)) return node.forEach(visit);
+    if (node === null || typeof node !== "object") return;
+    const ref = (node as Json).$ref;
+    if (typeof ref === "string" && ref.startsWith(COMPONENT)) {
+      const name = ref.slice(COMPONENT.length);
+      if (!(name in used)) {
+        if (!schemas[name]) throw new Error(`no schema named ${name}`);
+        const { $schema: _, $id: __, ...schema } = schemas[name];
+        used[name] = { ...withoutSafeBounds(schema) as Json, ...discriminator(name) };
+        visit(used[name]);
+      }
+    }
+    for (const value of Object.values(node)) visit(value);
   };
-  const names = [...new Set(ops.map((op) => op.tag))];
-  return names.map((name) =>
-    descriptions[name] ? { name, description: descriptions[name] } : { name }
-  );
+  visit(doc.paths);
+  return Object.fromEntries(Object.keys(schemas).filter((n) => n in used).map((n) => [n, used[n]]));
 }
 
-interface OperationContext {
-  schemas: SchemaSet;
-  examples: Map<number, ApiError>;
-  auth: boolean;
-  isPublic: boolean;
+/**
+ * The OpenAPI `discriminator` of a named discriminated union whose members are named too (the run
+ * event catalogue: generators pick the member by `kind`); nothing for other schemas.
+ */
+function discriminator(name: string): Json {
+  const def = z.globalRegistry._idmap.get(name)?._zod.def as
+    | { type: string; discriminator?: string; options?: z.ZodObject[] }
+    | undefined;
+  if (def?.type !== "union" || !def.discriminator || !def.options) return {};
+  const key = def.discriminator;
+  const mapping: Record<string, string> = {};
+  for (const option of def.options) {
+    const id = option.meta()?.id;
+    const values = (option.shape[key]?._zod.def as { values?: unknown[] } | undefined)?.values;
+    if (!id || values?.length !== 1) return {};
+    mapping[String(values[0])] = `${COMPONENT}${id}`;
+  }
+  return { discriminator: { propertyName: key, mapping } };
 }
 
-function operation(op: OperationSpec, ctx: OperationContext): Json {
-  const { schemas } = ctx;
-  const parameters: Json[] = [];
-  for (const [name, description] of Object.entries(op.pathParams ?? {})) {
-    parameters.push({ name, in: "path", required: true, description, schema: { type: "string" } });
+/** Drops zod's safe-integer bounds (noise to a reader) from every integer schema. */
+function withoutSafeBounds(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutSafeBounds);
+  if (value === null || typeof value !== "object") return value;
+  const out: Json = {};
+  for (const [k, v] of Object.entries(value)) {
+    if (Math.abs(v as number) === Number.MAX_SAFE_INTEGER && (k === "minimum" || k === "maximum")) {
+      continue;
+    }
+    out[k] = withoutSafeBounds(v);
   }
-  for (const [name, schema] of Object.entries(op.query?.shape ?? {})) {
-    const s = schema as z.ZodType;
-    const isArray = unwrapType(s) === "array";
-    parameters.push({
-      name,
-      in: "query",
-      required: !s.safeParse(undefined).success,
-      ...((op.queryDescriptions?.[name] ?? s.description)
-        ? { description: op.queryDescriptions?.[name] ?? s.description }
-        : {}),
-      // Filled in by build(); `finishParameters` then drops `null` (a query string has none).
-      schema: schemas.inline(s),
-      ...(isArray ? { style: "form", explode: true } : {}),
-    });
-  }
-  if (!ctx.isPublic) parameters.push({ $ref: "#/components/parameters/TenantId" });
-  parameters.push({ $ref: "#/components/parameters/RequestId" });
-
-  const out: Json = {
-    operationId: op.operationId,
-    tags: [op.tag],
-    summary: op.summary,
-    ...(op.description ? { description: op.description } : {}),
-    parameters,
-  };
-  if (op.body) {
-    out.requestBody = {
-      required: op.body.required,
-      ...(op.body.description ? { description: op.body.description } : {}),
-      content: { "application/json": { schema: schemas.use(op.body.schema) } },
-    };
-  }
-  out.responses = responses(op, ctx);
-  if (ctx.auth && ctx.isPublic) out.security = [];
   return out;
 }
 
-function unwrapType(schema: z.ZodType): string {
-  let def = schema._zod.def as { type: string; innerType?: z.ZodType; out?: z.ZodType };
-  for (;;) {
-    if (def.innerType && ["optional", "nullable", "default", "prefault"].includes(def.type)) {
-      def = def.innerType._zod.def as typeof def;
-    } else if (def.type === "pipe" && def.out) {
-      // A preprocessed query list: what it becomes is what it documents.
-      def = def.out._zod.def as typeof def;
-    } else {
-      return def.type;
-    }
-  }
+/** A declared body's schema as the document holds it: a reference to its named component. */
+function bodySchema(schema: unknown): Json {
+  if (schema === null || typeof schema !== "object" || !("_zod" in schema)) return schema as Json;
+  const id = (schema as z.ZodType).meta()?.id;
+  if (id) return { $ref: `${COMPONENT}${id}` };
+  // An unnamed one (a free-form object) stands in place; it may not hide a named one.
+  const { $schema: _, ...inline } = z.toJSONSchema(schema as z.ZodType, {
+    io: "input",
+    unrepresentable: "any",
+  }) as Json;
+  if (inline.$defs) throw new Error("an unnamed body schema holds named ones: give it an id");
+  return inline;
 }
 
-function responses(op: OperationSpec, ctx: OperationContext): Json {
-  const { success } = op;
-  const headers: Json = { "x-request-id": { $ref: "#/components/headers/RequestId" } };
-  for (const [name, description] of Object.entries(success.headers ?? {})) {
-    headers[name] = { description, schema: { type: "string" } };
-  }
-  const ok: Json = { description: success.description, headers };
-  if (success.json) {
-    ok.content = { "application/json": { schema: ctx.schemas.use(success.json) } };
-  } else if (success.sse) {
-    ok.content = {
-      "text/event-stream": {
-        schema: { type: "string", description: success.sse.description },
-        // OpenAPI 3.2 calls this `itemSchema`; 3.1 has no field for the schema of each event.
-        ...(success.sse.events ? { "x-itemSchema": ctx.schemas.use(success.sse.events) } : {}),
-      },
-    };
-  } else if (success.html) {
-    ok.content = { "text/html": { schema: { type: "string" } } };
-  } else if (success.text) {
-    ok.content = { [success.text]: { schema: { type: "string" } } };
-  }
-  const out: Json = { [String(success.status)]: ok };
+/**
+ * A content map (media type -> schema) with its schemas as `bodySchema` has them. An SSE stream's
+ * `itemSchema` (OpenAPI 3.2) is spelled `x-itemSchema`: 3.1 has no field for the schema of each
+ * event.
+ */
+function content(map: unknown): Content {
+  if (map === null || typeof map !== "object") return map as Content;
+  return Object.fromEntries(
+    Object.entries(map as Record<string, Json>).map(([type, { itemSchema, ...media }]) => [type, {
+      ...media,
+      ...(media.schema ? { schema: bodySchema(media.schema) } : {}),
+      ...(itemSchema ? { "x-itemSchema": bodySchema(itemSchema) } : {}),
+    }]),
+  ) as Content;
+}
 
-  const codes = [...op.errors];
-  if (!ctx.isPublic) codes.push(400002);
-  if (ctx.auth && !ctx.isPublic) codes.push(401001, 403001);
-  // The A2A add-on answers its own failures, 500 included, as A2A error bodies (below).
-  if (!op.a2aErrors) codes.push(500000);
-  const byStatus = new Map<number, number[]>();
+/** A declaration with what every operation has: parameters, error responses, security. */
+function complete(route: RouteConfig, ctx: Context): RouteConfig {
+  const { "x-errors": declared = [], responses, ...rest } = route as RouteConfig & {
+    "x-errors"?: number[];
+  };
+  const open = isPublic(ctx.open, route.method.toUpperCase(), route.path);
+  const codes = [...declared];
+  if (!open) codes.push(400002);
+  if (ctx.auth && !open) codes.push(401001, 403001);
+  // An add-on that answers its own errors (A2A) declares them as its `default` response.
+  if (!responses.default) codes.push(500000);
+
+  const out: RouteConfig["responses"] = {};
+  for (const [status, response] of Object.entries(responses)) {
+    if (status !== "default") out[status] = withRequestId(response as Json);
+  }
+  const body = rest.request?.body;
+  const byStatus = new Map<number, ApiError[]>();
   for (const code of new Set(codes)) {
-    const status = Math.floor(code / 1000);
-    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+    const example = ctx.examples.get(code);
+    if (!example) throw new Error(`no example for error code ${code}`);
+    byStatus.set(example.status, [...(byStatus.get(example.status) ?? []), example]);
   }
   for (const [status, list] of [...byStatus].sort(([a], [b]) => a - b)) {
-    const described = list.map((code) => {
-      const example = ctx.examples.get(code);
-      if (!example) throw new Error(`no example for error code ${code}`);
-      return example;
-    });
     out[String(status)] = {
-      description: described.map((e) =>
+      description: list.map((e) =>
         `\`${e.code}\`: ${e.fields ? "validation failed (`fields` lists each field)" : e.message}`
       ).join("; "),
-      headers: { "x-request-id": { $ref: "#/components/headers/RequestId" } },
+      headers: { "x-request-id": REQUEST_ID_HEADER },
       content: {
         "application/json": {
-          schema: ref(status === 422 ? "ValidationErrorBody" : "ErrorBody"),
-          examples: Object.fromEntries(
-            described.map((e) => [String(e.code), { value: e.toBody() }]),
-          ),
+          schema: bodySchema(status === 422 ? ValidationErrorBodySchema : ErrorBodySchema),
+          examples: Object.fromEntries(list.map((e) => [String(e.code), { value: e.toBody() }])),
         },
       },
     };
   }
-  if (op.a2aErrors) {
-    out.default = {
-      description: "An A2A error: a `google.rpc.Status` body " +
-        '`{"error": {"code", "status", "message", "details"}}` whose `details` hold a ' +
-        "`google.rpc.ErrorInfo` (`reason`, such as `TASK_NOT_FOUND`); see docs/a2a.md.",
-      content: { "application/json": { schema: { type: "object" } } },
-    };
-  }
-  return out;
+  if (responses.default) out.default = responses.default;
+  return {
+    ...rest,
+    ...(body
+      ? { request: { ...rest.request, body: { ...body, content: content(body.content) } } }
+      : {}),
+    parameters: [
+      ...(open ? [] : [{ $ref: "#/components/parameters/TenantId" }]),
+      { $ref: "#/components/parameters/RequestId" },
+    ],
+    responses: out,
+    ...(ctx.auth && open ? { security: [] } : {}),
+  };
 }
 
-/** Removes the `null` alternative of every query parameter's schema (after `build()`). */
-function finishParameters(doc: Json): Json {
-  for (const item of Object.values(doc.paths as Record<string, Json>)) {
-    for (const op of Object.values(item) as Json[]) {
-      for (const p of (op.parameters ?? []) as Json[]) {
-        if (p.in === "query" && p.schema) p.schema = withoutNull(p.schema as Json);
-      }
-    }
-  }
-  return doc;
+function withRequestId(response: Json): RouteConfig["responses"][string] {
+  return {
+    ...response,
+    headers: { "x-request-id": REQUEST_ID_HEADER, ...(response.headers as Json | undefined) },
+    ...(response.content ? { content: content(response.content) } : {}),
+  } as RouteConfig["responses"][string];
 }

@@ -1,18 +1,31 @@
 /** Checkpoints of a session: find (list). */
-import { Hono } from "hono";
-import type { AppEnv } from "../kit/env.ts";
-import { pageQuery, requireSession } from "./common.ts";
+import { CheckpointListSchema, PageQuerySchema } from "../../api/schemas.ts";
+import { route, type Routes, routes } from "../kit/routes.ts";
+import { requireSession, SessionParams } from "./common.ts";
 
 /** Routes under `/v1/sessions/{session_id}/checkpoints`. */
-export function checkpointRoutes(): Hono<AppEnv> {
-  const r = new Hono<AppEnv>();
-  r.get("/sessions/:session_id/checkpoints", async (c) => {
-    const sessionId = c.req.param("session_id");
-    const { page } = pageQuery(c);
+export function checkpointRoutes(): Routes {
+  const r = routes();
+  route(r, {
+    method: "get",
+    path: "/sessions/{session_id}/checkpoints",
+    operationId: "listCheckpoints",
+    tags: ["Checkpoints"],
+    summary: "List a session's checkpoints",
+    description: "Oldest first; a run may start from any of them (`checkpoint_id`).",
+    request: { params: SessionParams, query: PageQuerySchema },
+    responses: {
+      200: {
+        description: "A page of checkpoints.",
+        content: { "application/json": { schema: CheckpointListSchema } },
+      },
+    },
+    "x-errors": [404001, 422000],
+  }, async (c) => {
+    const sessionId = c.req.valid("param").session_id;
     await requireSession(c, sessionId);
-    return c.json(
-      await c.get("services").store.listCheckpoints(c.get("tenant"), sessionId, page),
-    );
+    const { store } = c.get("services");
+    return c.json(await store.listCheckpoints(c.get("tenant"), sessionId, c.req.valid("query")));
   });
   return r;
 }

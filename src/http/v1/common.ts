@@ -1,22 +1,20 @@
-/** Small helpers the `/v1` route modules share. */
-import type { Context } from "hono";
-import type { AppEnv } from "../kit/env.ts";
+/** What the `/v1` route modules share: path parameters, error lists and the session check. */
+import { z } from "zod";
 import { errors } from "../../errors.ts";
-import type { PageQuery } from "../../store/types.ts";
-import { perPage, queryValues, rejectUnknownQuery, single } from "../kit/validation.ts";
+import type { Ctx } from "../kit/env.ts";
 
-/** The route context type of the app. */
-export type Ctx = Context<AppEnv>;
+/** `{session_id}`. */
+export const SessionParams = z.object({ session_id: z.string().describe("The session's id.") });
+/** `{session_id}` and `{message_id}`. */
+export const MessageParams = SessionParams.extend({
+  message_id: z.string().describe("The message's id."),
+});
+/** `{run_id}`. */
+export const RunParams = z.object({ run_id: z.string().describe("The run's id.") });
 
-/** Reads the paging parameters, rejecting any query parameter not in `extra` or paging. */
-export function pageQuery(
-  c: Ctx,
-  extra: readonly string[] = [],
-): { page: PageQuery; query: Map<string, string[]> } {
-  const query = queryValues(c);
-  rejectUnknownQuery(query, ["per_page", "page", ...extra]);
-  const page = single(query, "page");
-  return { page: { per_page: perPage(single(query, "per_page")), page: page || null }, query };
+/** A documented response header (a string). */
+export function header(description: string): { description: string; schema: { type: "string" } } {
+  return { description, schema: { type: "string" } };
 }
 
 /** Throws 404001 unless the tenant has the session. */

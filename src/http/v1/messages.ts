@@ -1,58 +1,111 @@
 /** Messages of a session: create, list, read, delete. */
-import { Hono } from "hono";
-import type { AppEnv } from "../kit/env.ts";
-import { MessageInputSchema } from "../../api/schemas.ts";
+import {
+  MessageInputSchema,
+  MessageListSchema,
+  MessageSchema,
+  PageQuerySchema,
+} from "../../api/schemas.ts";
 import { errors } from "../../errors.ts";
-import { readBody } from "../kit/validation.ts";
-import { bodyLimit } from "../kit/settings.ts";
-import { pageQuery, requireSession } from "./common.ts";
+import { BODY_ERRORS, jsonBody, route, type Routes, routes } from "../kit/routes.ts";
+import { header, MessageParams, requireSession, SessionParams } from "./common.ts";
 
 /** Routes under `/v1/sessions/{session_id}/messages`. */
-export function messageRoutes(): Hono<AppEnv> {
-  const r = new Hono<AppEnv>();
+export function messageRoutes(): Routes {
+  const r = routes();
 
-  r.post("/sessions/:session_id/messages", async (c) => {
-    const sessionId = c.req.param("session_id");
-    const input = await readBody(c, MessageInputSchema, bodyLimit(c));
-    const { store } = c.get("services");
-    const tenant = c.get("tenant");
+  route(r, {
+    method: "post",
+    path: "/sessions/{session_id}/messages",
+    operationId: "createMessage",
+    tags: ["Messages"],
+    summary: "Add a message to a session",
+    description: "Refused while a run of the session is running.",
+    middleware: jsonBody(),
+    request: {
+      params: SessionParams,
+      body: { required: true, content: { "application/json": { schema: MessageInputSchema } } },
+    },
+    responses: {
+      201: {
+        description: "The stored message.",
+        headers: { location: header("`/v1/sessions/{session_id}/messages/{message_id}`") },
+        content: { "application/json": { schema: MessageSchema } },
+      },
+    },
+    "x-errors": [...BODY_ERRORS, 404001, 409003, 409005],
+  }, async (c) => {
+    const sessionId = c.req.valid("param").session_id;
     await requireSession(c, sessionId);
     // The store refuses (409003) while a run is running: its checkpoints would disagree.
-    const [message] = await store.appendMessages(tenant, sessionId, [input]);
+    const [message] = await c.get("services").store.appendMessages(
+      c.get("tenant"),
+      sessionId,
+      [c.req.valid("json")],
+    );
     return c.json(message, 201, {
       location: `/v1/sessions/${sessionId}/messages/${message.message_id}`,
     });
   });
 
-  r.get("/sessions/:session_id/messages", async (c) => {
-    const sessionId = c.req.param("session_id");
-    const { page } = pageQuery(c);
+  route(r, {
+    method: "get",
+    path: "/sessions/{session_id}/messages",
+    operationId: "listMessages",
+    tags: ["Messages"],
+    summary: "List a session's messages",
+    request: { params: SessionParams, query: PageQuerySchema },
+    responses: {
+      200: {
+        description: "A page of messages.",
+        content: { "application/json": { schema: MessageListSchema } },
+      },
+    },
+    "x-errors": [404001, 422000],
+  }, async (c) => {
+    const sessionId = c.req.valid("param").session_id;
     await requireSession(c, sessionId);
-    return c.json(
-      await c.get("services").store.listMessages(c.get("tenant"), sessionId, page),
-    );
+    const { store } = c.get("services");
+    return c.json(await store.listMessages(c.get("tenant"), sessionId, c.req.valid("query")));
   });
 
-  r.get("/sessions/:session_id/messages/:message_id", async (c) => {
-    const sessionId = c.req.param("session_id");
-    const messageId = c.req.param("message_id");
+  route(r, {
+    method: "get",
+    path: "/sessions/{session_id}/messages/{message_id}",
+    operationId: "getMessage",
+    tags: ["Messages"],
+    summary: "Read a message",
+    request: { params: MessageParams },
+    responses: {
+      200: {
+        description: "The message.",
+        content: { "application/json": { schema: MessageSchema } },
+      },
+    },
+    "x-errors": [404001, 404003],
+  }, async (c) => {
+    const { session_id: sessionId, message_id: messageId } = c.req.valid("param");
     await requireSession(c, sessionId);
-    const message = await c.get("services").store.getMessage(
-      c.get("tenant"),
-      sessionId,
-      messageId,
-    );
+    const { store } = c.get("services");
+    const message = await store.getMessage(c.get("tenant"), sessionId, messageId);
     if (!message) throw errors.messageNotFound(messageId);
     return c.json(message);
   });
 
-  r.delete("/sessions/:session_id/messages/:message_id", async (c) => {
-    const sessionId = c.req.param("session_id");
-    const messageId = c.req.param("message_id");
-    const tenant = c.get("tenant");
-    const { store } = c.get("services");
+  route(r, {
+    method: "delete",
+    path: "/sessions/{session_id}/messages/{message_id}",
+    operationId: "deleteMessage",
+    tags: ["Messages"],
+    summary: "Delete a message",
+    description: "Refused while a run of the session is running.",
+    request: { params: MessageParams },
+    responses: { 204: { description: "Deleted." } },
+    "x-errors": [404001, 404003, 409003],
+  }, async (c) => {
+    const { session_id: sessionId, message_id: messageId } = c.req.valid("param");
     await requireSession(c, sessionId);
-    if (!(await store.deleteMessage(tenant, sessionId, messageId))) {
+    // The store refuses (409003) while a run is running, in the same transaction as the delete.
+    if (!(await c.get("services").store.deleteMessage(c.get("tenant"), sessionId, messageId))) {
       throw errors.messageNotFound(messageId);
     }
     return c.body(null, 204);

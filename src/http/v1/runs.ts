@@ -1,16 +1,17 @@
 /** Runs: list, read, start attached or detached, cancel, re-attach. */
-import { Hono } from "hono";
-import type { AppEnv } from "../kit/env.ts";
-import { RunFilterQuerySchema, RunRequestSchema } from "../../api/schemas.ts";
+import {
+  RunListQuerySchema,
+  RunListSchema,
+  RunRequestSchema,
+  RunSchema,
+  RunStartedSchema,
+} from "../../api/schemas.ts";
 import { errors } from "../../errors.ts";
-import type { EndNotice, RunEvent } from "../../engine/events.ts";
-import { readBody, validate } from "../kit/validation.ts";
+import { type EndNotice, type RunEvent, RunEventSchema } from "../../engine/events.ts";
+import { BODY_ERRORS, jsonBody, route, type Routes, routes } from "../kit/routes.ts";
+import { keepaliveMs } from "../kit/settings.ts";
 import { sseComment, sseFrame, sseResponse } from "../kit/sse.ts";
-import { bodyLimit, keepaliveMs } from "../kit/settings.ts";
-import { pageQuery, requireSession } from "./common.ts";
-
-const RUN_FILTERS = Object.keys(RunFilterQuerySchema.shape);
-const ARRAY_FILTERS = new Set(["ids", "session_ids", "statuses"]);
+import { header, requireSession, RunParams, SessionParams } from "./common.ts";
 
 /** Native SSE frames of run events: `event: <kind>` and the event as JSON. */
 export async function* nativeFrames(
@@ -24,19 +25,49 @@ export async function* nativeFrames(
   }
 }
 
-/** Routes under `/v1/runs` and `/v1/sessions/{session_id}/runs`. */
-export function runRoutes(): Hono<AppEnv> {
-  const r = new Hono<AppEnv>();
+/** The native run event stream, as documented: `itemSchema` is the schema of each frame's data. */
+const RUN_STREAM = {
+  "text/event-stream": {
+    schema: {
+      type: "string" as const,
+      description: "The run's events as Server-Sent Events: each frame has `event: <kind>` and " +
+        "`data: <the event as JSON>`; comment lines (`: keep-alive`) separate events while the " +
+        "run is quiet. `run_finished` is the last event. A `: stream ended: <reason>` comment " +
+        "ends a stream whose live delivery was lost (`subscriber_overflow`, `transport_lost`).",
+    },
+    itemSchema: RunEventSchema,
+  },
+};
 
-  r.get("/sessions/:session_id/runs", async (c) => {
-    const sessionId = c.req.param("session_id");
-    const { page, query } = pageQuery(c, RUN_FILTERS);
-    const raw: Record<string, string | string[]> = {};
-    for (const name of RUN_FILTERS) {
-      const values = query.get(name);
-      if (values) raw[name] = ARRAY_FILTERS.has(name) ? values : values[values.length - 1];
-    }
-    const q = validate(RunFilterQuerySchema, raw);
+const RUN_BODY = {
+  required: true,
+  content: { "application/json": { schema: RunRequestSchema } },
+};
+
+/** Errors of starting a run (besides the body's). */
+const START_ERRORS = [...BODY_ERRORS, 404004, 409002, 409003, 503002];
+
+/** Routes under `/v1/runs` and `/v1/sessions/{session_id}/runs`. */
+export function runRoutes(): Routes {
+  const r = routes();
+
+  route(r, {
+    method: "get",
+    path: "/sessions/{session_id}/runs",
+    operationId: "listRuns",
+    tags: ["Runs"],
+    summary: "List a session's runs",
+    request: { params: SessionParams, query: RunListQuerySchema },
+    responses: {
+      200: {
+        description: "A page of runs.",
+        content: { "application/json": { schema: RunListSchema } },
+      },
+    },
+    "x-errors": [404001, 422000],
+  }, async (c) => {
+    const sessionId = c.req.valid("param").session_id;
+    const { per_page, page, ...q } = c.req.valid("query");
     const ms = (t: string | undefined) =>
       t === undefined ? undefined : Date.parse(t.replace(" ", "T"));
     const filter = {
@@ -49,23 +80,54 @@ export function runRoutes(): Hono<AppEnv> {
       updated_after: ms(q.updated_after),
     };
     await requireSession(c, sessionId);
-    return c.json(
-      await c.get("services").store.listRuns(c.get("tenant"), sessionId, filter, page),
-    );
+    const { store } = c.get("services");
+    return c.json(await store.listRuns(c.get("tenant"), sessionId, filter, { per_page, page }));
   });
 
-  r.get("/runs/:run_id", async (c) => {
-    const id = c.req.param("run_id");
+  route(r, {
+    method: "get",
+    path: "/runs/{run_id}",
+    operationId: "getRun",
+    tags: ["Runs"],
+    summary: "Read a run",
+    description: "Another tenant's run is not found.",
+    request: { params: RunParams },
+    responses: {
+      200: { description: "The run.", content: { "application/json": { schema: RunSchema } } },
+    },
+    "x-errors": [404002],
+  }, async (c) => {
+    const id = c.req.valid("param").run_id;
     const run = await c.get("services").store.getRun(c.get("tenant"), id);
     if (!run) throw errors.runNotFound(id);
     return c.json(run);
   });
 
-  r.post("/runs", async (c) => {
-    const request = await readBody(c, RunRequestSchema, bodyLimit(c));
+  route(r, {
+    method: "post",
+    path: "/runs",
+    operationId: "startAttachedRun",
+    tags: ["Runs"],
+    summary: "Start a run and stream its events",
+    description: "Closing the response before the run finishes cancels the run. A session " +
+      "named by `session_id` that does not exist yet is created.",
+    middleware: jsonBody(),
+    request: { body: RUN_BODY },
+    responses: {
+      200: {
+        description: "The run's event stream.",
+        headers: {
+          "x-run-id": header("The run's id."),
+          "x-session-id": header("The session's id."),
+        },
+        content: RUN_STREAM,
+      },
+    },
+    "x-errors": START_ERRORS,
+  }, async (c) => {
     const { runs } = c.get("services");
     const tenant = c.get("tenant");
-    const started = await runs.start(tenant, request, true);
+    const started = await runs.start(tenant, c.req.valid("json"), true);
     return sseResponse(nativeFrames(started.events!), {
       keepaliveMs: keepaliveMs(c),
       // The spec: an attached run whose client goes away is cancelled, through the database.
@@ -76,21 +138,63 @@ export function runRoutes(): Hono<AppEnv> {
     });
   });
 
-  r.post("/runs/start", async (c) => {
-    const request = await readBody(c, RunRequestSchema, bodyLimit(c));
-    const started = await c.get("services").runs.start(c.get("tenant"), request, false);
+  route(r, {
+    method: "post",
+    path: "/runs/start",
+    operationId: "startDetachedRun",
+    tags: ["Runs"],
+    summary: "Start a run in the background",
+    description: "The run continues after the response; dropping this request changes nothing.",
+    middleware: jsonBody(),
+    request: { body: RUN_BODY },
+    responses: {
+      202: {
+        description: "The run started.",
+        headers: { location: header("`/v1/runs/{run_id}`") },
+        content: { "application/json": { schema: RunStartedSchema } },
+      },
+    },
+    "x-errors": START_ERRORS,
+  }, async (c) => {
+    const started = await c.get("services").runs.start(
+      c.get("tenant"),
+      c.req.valid("json"),
+      false,
+    );
     return c.json({ run_id: started.run_id, session_id: started.session_id }, 202, {
       location: `/v1/runs/${started.run_id}`,
     });
   });
 
-  r.put("/runs/:run_id/cancel", async (c) => {
-    await c.get("services").runs.cancel(c.get("tenant"), c.req.param("run_id"));
+  route(r, {
+    method: "put",
+    path: "/runs/{run_id}/cancel",
+    operationId: "cancelRun",
+    tags: ["Runs"],
+    summary: "Cancel a run",
+    description: "204 whether it cancelled a running run or the run had already ended.",
+    request: { params: RunParams },
+    responses: { 204: { description: "Cancelled, or already terminal." } },
+    "x-errors": [404002],
+  }, async (c) => {
+    await c.get("services").runs.cancel(c.get("tenant"), c.req.valid("param").run_id);
     return c.body(null, 204);
   });
 
-  r.get("/runs/:run_id/events", async (c) => {
-    const events = await c.get("services").runs.attach(c.get("tenant"), c.req.param("run_id"));
+  route(r, {
+    method: "get",
+    path: "/runs/{run_id}/events",
+    operationId: "attachRun",
+    tags: ["Runs"],
+    summary: "Re-attach to a running run's events",
+    description: "Only events produced after attaching are delivered; dropping this stream " +
+      "leaves the run running.",
+    request: { params: RunParams },
+    responses: { 200: { description: "The run's live events.", content: RUN_STREAM } },
+    "x-errors": [404002, 409004],
+  }, async (c) => {
+    const { runs } = c.get("services");
+    const events = await runs.attach(c.get("tenant"), c.req.valid("param").run_id);
     return sseResponse(nativeFrames(events), { keepaliveMs: keepaliveMs(c) });
   });
 

@@ -1,39 +1,97 @@
 /** Sessions: create, list, read, delete. */
-import { Hono } from "hono";
-import type { AppEnv } from "../kit/env.ts";
-import { SessionCreateSchema } from "../../api/schemas.ts";
+import {
+  PageQuerySchema,
+  SessionCreateSchema,
+  SessionListSchema,
+  SessionSchema,
+} from "../../api/schemas.ts";
 import { errors } from "../../errors.ts";
-import { readJson, validate } from "../kit/validation.ts";
-import { bodyLimit } from "../kit/settings.ts";
-import { pageQuery } from "./common.ts";
+import { BODY_ERRORS, jsonBody, route, type Routes, routes } from "../kit/routes.ts";
+import { header, SessionParams } from "./common.ts";
 
 /** Routes under `/v1/sessions`. */
-export function sessionRoutes(): Hono<AppEnv> {
-  const r = new Hono<AppEnv>();
+export function sessionRoutes(): Routes {
+  const r = routes();
 
-  r.post("/sessions", async (c) => {
-    // An empty body is allowed: it creates a session with a generated id.
-    const hasBody = c.req.header("content-length") !== "0" && c.req.raw.body !== null;
-    const raw = hasBody ? await readJson(c, bodyLimit(c)) : {};
-    const input = validate(SessionCreateSchema, raw);
-    const session = await c.get("services").store.createSession(c.get("tenant"), input);
+  route(r, {
+    method: "post",
+    path: "/sessions",
+    operationId: "createSession",
+    tags: ["Sessions"],
+    summary: "Create a session",
+    description: "An empty body creates a session with a generated id.",
+    middleware: jsonBody({ optional: true }),
+    request: {
+      body: { required: false, content: { "application/json": { schema: SessionCreateSchema } } },
+    },
+    responses: {
+      201: {
+        description: "The session.",
+        headers: { location: header("`/v1/sessions/{session_id}`") },
+        content: { "application/json": { schema: SessionSchema } },
+      },
+    },
+    "x-errors": [...BODY_ERRORS, 409001],
+  }, async (c) => {
+    const session = await c.get("services").store.createSession(
+      c.get("tenant"),
+      c.req.valid("json"),
+    );
     return c.json(session, 201, { location: `/v1/sessions/${session.session_id}` });
   });
 
-  r.get("/sessions", async (c) => {
-    const { page } = pageQuery(c);
-    return c.json(await c.get("services").store.listSessions(c.get("tenant"), page));
+  route(r, {
+    method: "get",
+    path: "/sessions",
+    operationId: "listSessions",
+    tags: ["Sessions"],
+    summary: "List sessions",
+    request: { query: PageQuerySchema },
+    responses: {
+      200: {
+        description: "A page of sessions.",
+        content: { "application/json": { schema: SessionListSchema } },
+      },
+    },
+    "x-errors": [422000],
+  }, async (c) => {
+    const { store } = c.get("services");
+    return c.json(await store.listSessions(c.get("tenant"), c.req.valid("query")));
   });
 
-  r.get("/sessions/:session_id", async (c) => {
-    const id = c.req.param("session_id");
+  route(r, {
+    method: "get",
+    path: "/sessions/{session_id}",
+    operationId: "getSession",
+    tags: ["Sessions"],
+    summary: "Read a session",
+    request: { params: SessionParams },
+    responses: {
+      200: {
+        description: "The session.",
+        content: { "application/json": { schema: SessionSchema } },
+      },
+    },
+    "x-errors": [404001],
+  }, async (c) => {
+    const id = c.req.valid("param").session_id;
     const session = await c.get("services").store.getSession(c.get("tenant"), id);
     if (!session) throw errors.sessionNotFound(id);
     return c.json(session);
   });
 
-  r.delete("/sessions/:session_id", async (c) => {
-    await c.get("services").store.deleteSession(c.get("tenant"), c.req.param("session_id"));
+  route(r, {
+    method: "delete",
+    path: "/sessions/{session_id}",
+    operationId: "deleteSession",
+    tags: ["Sessions"],
+    summary: "Delete a session",
+    description: "Its messages, runs and checkpoints go with it.",
+    request: { params: SessionParams },
+    responses: { 204: { description: "Deleted." } },
+    "x-errors": [404001, 409003],
+  }, async (c) => {
+    await c.get("services").store.deleteSession(c.get("tenant"), c.req.valid("param").session_id);
     return c.body(null, 204);
   });
 

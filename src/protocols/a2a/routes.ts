@@ -17,22 +17,29 @@
  *
  * Every error, including the native ones shared code raises, answers the A2A error body.
  */
-import { type Context, Hono } from "hono";
+import type { RouteConfig } from "@hono/zod-openapi";
+import type { Context, MiddlewareHandler } from "hono";
+import { z } from "zod";
 import {
   apiErrorOf,
   type AppEnv,
   bodyLimit,
+  jsonBody,
   keepaliveMs,
   readJson,
+  route,
+  type RouteContext,
+  type Routes,
+  routes,
   sseFrame,
   sseResponse,
   validate,
 } from "../../http/kit/mod.ts";
 import { errors } from "../../errors.ts";
 import { type A2aCall, callOf as resolveCall, checkVersion, extensionHeader } from "./call.ts";
-import { CARD_PATH, cardHandler } from "./discovery.ts";
+import { CARD_MAX_AGE, CARD_PATH, cardHandler } from "./discovery.ts";
 import { A2aError, a2aErrors, fromApiError } from "./errors.ts";
-import { jsonRpcHandler } from "./jsonrpc.ts";
+import { JSON_RPC_METHODS, jsonRpcHandler } from "./jsonrpc.ts";
 import {
   cancelTask,
   getTask,
@@ -53,14 +60,35 @@ type Ctx = Context<AppEnv>;
 const A2A_JSON = "application/a2a+json";
 
 /** Routes of the A2A add-on, mounted under its base path; the card was built at `cardModified`. */
-export function a2aRoutes(cardModified: Date): Hono<AppEnv> {
-  const r = new Hono<AppEnv>();
-  r.get(CARD_PATH, cardHandler(cardModified));
-  r.post("/", jsonRpcHandler);
-  const ops = operationRoutes();
-  r.route("/", ops);
+export function a2aRoutes(cardModified: Date): Routes {
+  const r = routes();
+  route(r, card("a2aAgentCard", "The Agent Card (A2A discovery)"), cardHandler(cardModified));
+  route(r, {
+    method: "post",
+    path: "/",
+    operationId: "a2aJsonRpc",
+    tags: ["A2A"],
+    summary: "A2A JSON-RPC 2.0 binding (every A2A method)",
+    description: `One JSON-RPC 2.0 request object; methods: ${JSON_RPC_METHODS.join(", ")}. ` +
+      "`SendStreamingMessage` and `SubscribeToTask` answer SSE whose frames are JSON-RPC " +
+      "responses. Errors are JSON-RPC error objects with the A2A codes (docs/a2a.md).",
+    // Read by the JSON-RPC handler itself (a plain schema: not validated here), so a malformed
+    // request is a JSON-RPC error rather than a 4xx.
+    request: { body: { required: true, content: { "application/json": { schema: JSON_OBJECT } } } },
+    responses: {
+      200: {
+        description: "A JSON-RPC response (or, for the streaming methods, an SSE stream of them).",
+        headers: {
+          "A2A-Extensions": header("The extensions the request activated (send methods)."),
+        },
+        content: A2A_BODY,
+      },
+      default: A2A_ERROR,
+    },
+  }, jsonRpcHandler);
+  r.route("/", operationRoutes(false));
   // The spec's tenant path prefix (`/{tenant}/message:send`, ...), as the SDK's REST client sends.
-  r.route("/:tenant", ops);
+  r.route("/:tenant", operationRoutes(true));
   r.all("*", (c) => {
     // Mounted at the root, everything would land here: leave what is not ours to the app.
     if (basePath(c) === "") return c.notFound();
@@ -82,29 +110,126 @@ export function a2aRoutes(cardModified: Date): Hono<AppEnv> {
  * The Agent Card alone, for the root `/.well-known/agent-card.json` (where A2A clients look for
  * it first), to be mounted at `/` by the app when the add-on is on.
  */
-export function a2aWellKnownRoutes(cardModified: Date): Hono<AppEnv> {
-  const r = new Hono<AppEnv>();
-  r.get(CARD_PATH, cardHandler(cardModified));
+export function a2aWellKnownRoutes(cardModified: Date): Routes {
+  const r = routes();
+  const summary = "The Agent Card at the host root (same document as under the A2A base path)";
+  route(r, card("a2aAgentCardAtRoot", summary), cardHandler(cardModified));
   r.onError((err, c) => errorResponse(c, err));
   return r;
 }
 
-/** The operations, relative to the base (mounted with and without the tenant prefix). */
-function operationRoutes(): Hono<AppEnv> {
-  const r = new Hono<AppEnv>();
+/** A documented response header (a string). */
+function header(description: string) {
+  return { description, schema: { type: "string" as const } };
+}
 
-  r.post("/message:send", async (c) => {
-    checkServiceParameters(c);
-    const body = validate(SendMessageRequestSchema, await readJson(c, bodyLimit(c)));
+/** The declaration of the agent card at `/.well-known/agent-card.json` (open without a key). */
+function card(operationId: string, summary: string) {
+  return {
+    method: "get",
+    path: CARD_PATH,
+    operationId,
+    tags: ["A2A"],
+    summary,
+    responses: {
+      200: {
+        description: "The Agent Card (304 with no body for a matching If-None-Match).",
+        headers: {
+          "Cache-Control": header(`\`public, max-age=${CARD_MAX_AGE}\`.`),
+          ETag: header("Strong entity tag of the document."),
+          "Last-Modified": header(
+            "When the server started (the card changes only with the manifest).",
+          ),
+        },
+        content: A2A_BODY,
+      },
+    },
+  } satisfies RouteConfig;
+}
+
+/** Any JSON object (the A2A bodies are described in docs/a2a.md, not here). */
+const JSON_OBJECT = {
+  type: "object" as const,
+  propertyNames: { type: "string" as const },
+  additionalProperties: {},
+};
+
+/** An A2A JSON body (a Task, a Message or the card; see docs/a2a.md). */
+const A2A_BODY = { "application/json": { schema: JSON_OBJECT } };
+
+/** An A2A stream of `StreamResponse` frames. */
+const A2A_STREAM = {
+  "text/event-stream": {
+    schema: {
+      type: "string" as const,
+      description: "A2A stream responses: each frame is one `data:` line holding exactly one of " +
+        "`task`, `statusUpdate`, `artifactUpdate` (or `message`).",
+    },
+  },
+};
+
+/** The A2A error answer of every operation: a `google.rpc.Status` body. */
+const A2A_ERROR = {
+  description: "An A2A error: a `google.rpc.Status` body " +
+    '`{"error": {"code", "status", "message", "details"}}` whose `details` hold a ' +
+    "`google.rpc.ErrorInfo` (`reason`, such as `TASK_NOT_FOUND`); see docs/a2a.md.",
+  content: { "application/json": { schema: { type: "object" as const } } },
+};
+
+const TASK = z.object({ id: z.string().describe("The task id (a native run id).") });
+const TENANT = z.string().describe("The tenant (instead of `X-Tenant-ID`).");
+
+/** Route middleware checking the A2A service parameters before anything else is read. */
+const serviceParameters: MiddlewareHandler<AppEnv> = async (c, next) => {
+  checkServiceParameters(c);
+  await next();
+};
+
+/** The operations, relative to the base (mounted with and without the tenant prefix). */
+function operationRoutes(tenant: boolean): Routes {
+  const r = routes();
+  // Under `/{tenant}` each operation has its own id and summary, and the `tenant` parameter.
+  const declare = <R extends RouteConfig>(
+    declaration: R,
+    handler: (c: RouteContext<R>) => Response | Promise<Response>,
+  ) => route(r, tenant ? forTenant(declaration) : declaration, handler);
+  const send = {
+    method: "post",
+    tags: ["A2A"],
+    middleware: [serviceParameters, jsonBody()],
+    request: {
+      body: {
+        required: true,
+        content: { "application/json": { schema: SendMessageRequestSchema } },
+      },
+    },
+  } satisfies Partial<RouteConfig>;
+
+  declare({
+    ...send,
+    path: "/message:send",
+    operationId: "a2aSendMessage",
+    summary: "Send a message (answers the task)",
+    responses: { 200: { description: '`{"task": Task}`.', content: A2A_BODY }, default: A2A_ERROR },
+  }, async (c) => {
+    const body = c.req.valid("json");
     const call = callOf(c, body.tenant);
     const prepared = await prepareSend(call, body);
     const task = await sendMessage(call, prepared);
     return ok(c, { task }, extensionHeader(prepared.activated));
   });
 
-  r.post("/message:stream", async (c) => {
-    checkServiceParameters(c);
-    const body = validate(SendMessageRequestSchema, await readJson(c, bodyLimit(c)));
+  declare({
+    ...send,
+    path: "/message:stream",
+    operationId: "a2aStreamMessage",
+    summary: "Send a message, stream the task's updates",
+    responses: {
+      200: { description: "The task's updates.", content: A2A_STREAM },
+      default: A2A_ERROR,
+    },
+  }, async (c) => {
+    const body = c.req.valid("json");
     const call = callOf(c, body.tenant);
     const prepared = await prepareSend(call, body);
     // Started before the response, so a refused request is a JSON error, not a broken stream.
@@ -116,23 +241,75 @@ function operationRoutes(): Hono<AppEnv> {
     });
   });
 
-  r.get("/tasks", (c) => {
-    checkServiceParameters(c);
+  declare({
+    method: "get",
+    path: "/tasks",
+    operationId: "a2aListTasks",
+    tags: ["A2A"],
+    summary: "List tasks (not supported: always an UnsupportedOperationError)",
+    middleware: serviceParameters,
+    responses: {
+      200: { description: "Never: listing is not supported.", content: A2A_BODY },
+      default: A2A_ERROR,
+    },
+  }, () => {
     throw a2aErrors.unsupported("listing tasks is not supported by this agent; read a task by id");
   });
 
-  r.get("/tasks/:ref", async (c) => {
-    checkServiceParameters(c);
-    const call = callOf(c);
-    const task = await getTask(call, c.req.param("ref"), {
+  declare({
+    method: "get",
+    path: "/tasks/{id}",
+    operationId: "a2aGetTask",
+    tags: ["A2A"],
+    summary: "Read a task",
+    middleware: serviceParameters,
+    request: {
+      params: TASK,
+      // Read by `historyLengthOf`, whose refusal is an A2A InvalidParams error.
+      query: z.object({
+        historyLength: z.string().optional()
+          .meta({ type: "integer", minimum: 0, description: "Most history messages to include." }),
+      }),
+    },
+    responses: { 200: { description: "The task.", content: A2A_BODY }, default: A2A_ERROR },
+  }, async (c) => {
+    const task = await getTask(callOf(c), c.req.valid("param").id, {
       historyLength: historyLengthOf(c.req.query("historyLength")),
     });
     return ok(c, task);
   });
 
-  r.post("/tasks/:ref", async (c) => {
+  // `:cancel` and `:subscribe` share one Hono route (a path parameter cannot end in a literal):
+  // declared for the reference each, served below.
+  for (
+    const [action, summary, ok] of [
+      ["cancel", "Cancel a task", { description: "The task after cancelling.", content: A2A_BODY }],
+      ["subscribe", "Stream a working task's updates", {
+        description: "The task's updates.",
+        content: A2A_STREAM,
+      }],
+    ] as const
+  ) {
+    const declaration = {
+      method: "post",
+      path: `/tasks/{id}:${action}`,
+      operationId: `a2a${action[0].toUpperCase()}${action.slice(1)}Task`,
+      tags: ["A2A"],
+      summary,
+      request: {
+        params: TASK,
+        body: {
+          required: false,
+          content: { "application/json": { schema: CancelTaskRequestSchema } },
+        },
+      },
+      responses: { 200: ok, default: A2A_ERROR },
+    } satisfies RouteConfig;
+    r.openAPIRegistry.registerPath(tenant ? forTenant(declaration) : declaration);
+  }
+  r.post("/tasks/:id", async (c) => {
     checkServiceParameters(c);
-    const ref = c.req.param("ref");
+    const ref = c.req.param("id");
     const at = ref.lastIndexOf(":");
     const action = at > 0 ? ref.slice(at + 1) : "";
     const id = ref.slice(0, at);
@@ -164,23 +341,44 @@ function operationRoutes(): Hono<AppEnv> {
   });
 
   // Push notifications are not supported (spec §3.3.4: every config operation says so).
-  r.all("/tasks/:ref/pushNotificationConfigs", (c) => {
+  r.all("/tasks/:id/pushNotificationConfigs", (c) => {
     checkServiceParameters(c);
     throw a2aErrors.pushNotSupported();
   });
-  r.all("/tasks/:ref/pushNotificationConfigs/*", (c) => {
+  r.all("/tasks/:id/pushNotificationConfigs/*", (c) => {
     checkServiceParameters(c);
     throw a2aErrors.pushNotSupported();
   });
 
-  r.get("/extendedAgentCard", (c) => {
-    checkServiceParameters(c);
+  declare({
+    method: "get",
+    path: "/extendedAgentCard",
+    operationId: "a2aExtendedAgentCard",
+    tags: ["A2A"],
+    summary: "Extended agent card (not supported: always an UnsupportedOperationError)",
+    middleware: serviceParameters,
+    responses: {
+      200: { description: "Never: there is no extended card.", content: A2A_BODY },
+      default: A2A_ERROR,
+    },
+  }, () => {
     throw a2aErrors.unsupported(
       "this agent has no extended agent card (capabilities.extendedAgentCard is false)",
     );
   });
 
   return r;
+}
+
+/** An operation's declaration under the `/{tenant}` prefix. */
+function forTenant<R extends RouteConfig>(declaration: R): R {
+  const params = declaration.request?.params as z.ZodObject | undefined;
+  return {
+    ...declaration,
+    operationId: `${declaration.operationId}ForTenant`,
+    summary: `${declaration.summary}, for a tenant`,
+    request: { ...declaration.request, params: z.object({ tenant: TENANT, ...params?.shape }) },
+  };
 }
 
 /** Service parameters (spec §3.2.6): `A2A-Version` must be 1.0 when given. */

@@ -79,14 +79,14 @@ export const SendMessageRequestSchema = z.object({
   message: MessageInputSchema,
   configuration: SendConfigurationSchema.nullish(),
   metadata: Metadata.nullish(),
-});
+}).meta({ id: "A2aSendMessageRequest" });
 
 /** `CancelTaskRequest` body (optional; the id comes from the path). */
 export const CancelTaskRequestSchema = z.object({
   tenant: z.string().nullish(),
   id: z.string().nullish(),
   metadata: Metadata.nullish(),
-});
+}).meta({ id: "A2aCancelTaskRequest" });
 
 /** Task states as a request names them: the ProtoJSON name or, as ProtoJSON parsers accept, its number. */
 const TASK_STATES = [

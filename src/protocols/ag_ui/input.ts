@@ -17,7 +17,7 @@ import {
   ToolDefinitionSchema,
 } from "../../api/schemas.ts";
 import { ApiError, errors, type FieldError } from "../../errors.ts";
-import { fieldErrors } from "../../http/kit/mod.ts";
+import { fieldErrors, validate } from "../../http/kit/mod.ts";
 import type { OpenInterrupt } from "./interrupts.ts";
 
 /** A content part of an AG-UI message; only text parts are supported (checked after parsing). */
@@ -82,9 +82,10 @@ export const RunAgentInputSchema = z.looseObject({
   forwardedProps: ForwardedPropsSchema.nullish(),
   forwarded_props: ForwardedPropsSchema.nullish(),
   resume: z.array(ResumeEntrySchema).nullish(),
-});
+}).meta({ id: "AgUiRunAgentInput" });
 
-type RawInput = z.infer<typeof RunAgentInputSchema>;
+/** A body that matches `RunAgentInputSchema`. */
+export type RawInput = z.infer<typeof RunAgentInputSchema>;
 type RawMessage = z.infer<typeof MessageSchema>;
 
 /** A validated AG-UI run request, aliases resolved. */
@@ -123,11 +124,14 @@ export interface AgUiInputMessage {
  * (field paths as the client wrote them) when it is not one.
  */
 export function parseRunInput(body: unknown): AgUiRunInput {
-  // reportInput: the shared rule mapper tells a missing field ("required") from a wrong one
-  // ("type") by the issue's input, which zod leaves out unless asked.
-  const parsed = RunAgentInputSchema.safeParse(body, { reportInput: true });
-  if (!parsed.success) throw errors.validation(fieldErrors(parsed.error.issues));
-  const raw: RawInput = parsed.data;
+  return resolveRunInput(validate(RunAgentInputSchema, body));
+}
+
+/**
+ * Resolves a body that matches `RunAgentInputSchema` (the route's declaration validated it):
+ * aliases (camelCase or snake_case, not both) and resume entries; a 422 when they conflict.
+ */
+export function resolveRunInput(raw: RawInput): AgUiRunInput {
   const fields: FieldError[] = [];
   const pick = <T>(camel: string, snake: string, prefix = ""): [T | null, string] => {
     const source = raw as Record<string, unknown>;
@@ -341,7 +345,7 @@ function textParts(
 ): Extract<Part, { type: "text" }>[] {
   const parsed = ContentSchema.safeParse(content, { reportInput: true });
   if (!parsed.success) {
-    fields.push(...fieldErrors(parsed.error.issues, at));
+    fields.push(...fieldErrors(parsed.error.issues, { prefix: at }));
     return [];
   }
   const value = parsed.data;

@@ -1,0 +1,93 @@
+/**
+ * Routes declared once (`@hono/zod-openapi`): each route is a `createRoute` declaration — method,
+ * path, parameters, body and responses as zod schemas — that both serves the route (its request
+ * is validated against the declaration) and documents it (the app's OpenAPI document is generated
+ * from the declarations). Validation failures become the spec's 422 body through one hook; a
+ * route's own error codes are listed in its `x-errors` (docs/errors.md), which the document turns
+ * into error responses with examples.
+ */
+import { type Hook, OpenAPIHono, type RouteConfig, type RouteHandler } from "@hono/zod-openapi";
+import type { MiddlewareHandler } from "hono";
+import type { z } from "zod";
+import { errors } from "../../errors.ts";
+import type { AppEnv } from "./env.ts";
+import { bodyLimit } from "./settings.ts";
+import { cacheBodyText, fieldErrors, readJson } from "./validation.ts";
+
+/** Error codes of every route that reads a JSON body (docs/errors.md). */
+export const BODY_ERRORS = [400001, 413001, 415001, 422000] as const;
+
+/** Declared routes: a Hono app whose routes also make the OpenAPI document. */
+export type Routes = OpenAPIHono<AppEnv>;
+
+/** What a declared route's handler gets: the context, with the request typed by the declaration. */
+export type RouteContext<R extends RouteConfig> = Parameters<RouteHandler<R, AppEnv>>[0];
+
+/** The declared schema of one part of a request (`json`, `query`, `param`, `header`). */
+function declared(declaration: RouteConfig, target: string): z.ZodType | undefined {
+  const request = declaration.request;
+  const schema = target === "json"
+    ? (request?.body?.content["application/json"] as { schema?: unknown } | undefined)?.schema
+    : target === "query"
+    ? request?.query
+    : target === "param"
+    ? request?.params
+    : target === "header"
+    ? request?.headers
+    : undefined;
+  return schema && typeof schema === "object" && "_zod" in schema ? schema as z.ZodType : undefined;
+}
+
+/**
+ * The validation hook of a declaration: a request that does not match it is the spec's 422
+ * (docs/errors.md). The failing part is checked again with `reportInput`, which tells a missing
+ * field (`required`) from a wrong one; in a query string, unknown parameters are reported alone.
+ */
+export function validationHook(declaration: RouteConfig): Hook<unknown, AppEnv, string, void> {
+  return (result) => {
+    if (result.success) return;
+    const input = (result as unknown as { data: unknown }).data;
+    const again = declared(declaration, result.target)?.safeParse(input, { reportInput: true });
+    let issues = again?.error?.issues ?? result.error.issues;
+    const query = result.target === "query";
+    const unknown = issues.filter((issue) => issue.code === "unrecognized_keys");
+    if (query && unknown.length > 0) issues = unknown;
+    throw errors.validation(fieldErrors(issues, { query }));
+  };
+}
+
+/** A new set of declared routes (declare each with `route`). */
+export function routes(): Routes {
+  return new OpenAPIHono<AppEnv>();
+}
+
+/**
+ * Declares a route on `app`: served there, validated against the declaration (with our 422), and
+ * documented from it. The handler answers any `Response` (SSE streams, empty 204s, A2A media
+ * types).
+ */
+export function route<R extends RouteConfig>(
+  app: Routes,
+  declaration: R,
+  handler: (c: RouteContext<R>) => Response | Promise<Response>,
+): void {
+  app.openapi(
+    declaration,
+    handler as unknown as RouteHandler<R, AppEnv>,
+    validationHook(declaration) as never,
+  );
+}
+
+/**
+ * Route middleware that reads a JSON body before the declaration's validator does, so its
+ * failures are ours: 415001, 413001 (while reading, at `http_server.max_body_bytes`) and 400001.
+ * An `optional` body may be absent (no bytes at all): it reads as `{}`.
+ */
+export function jsonBody(options: { optional?: boolean } = {}): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const absent = c.req.header("content-length") === "0" || c.req.raw.body === null;
+    if (options.optional && absent) cacheBodyText(c, "{}");
+    else await readJson(c, bodyLimit(c));
+    await next();
+  };
+}
