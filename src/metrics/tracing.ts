@@ -6,7 +6,13 @@
  * out non-recording spans and no context, so every helper here just runs its function. See
  * docs/observability.md.
  */
-import { context, type Span, SpanStatusCode, trace } from "@opentelemetry/api";
+import {
+  context,
+  ProxyTracerProvider,
+  type Span,
+  SpanStatusCode,
+  trace,
+} from "@opentelemetry/api";
 
 /** The part of an OpenTelemetry span the wrappers use. */
 export type SpanLike = Pick<Span, "setAttribute" | "setStatus" | "end">;
@@ -93,6 +99,13 @@ export function withActiveSpan<T>(span: Span | undefined, fn: () => T): T {
   return span ? context.with(trace.setSpan(context.active(), span), fn) : fn();
 }
 
+/** Whether a tracer provider (Deno's, with `OTEL_DENO=true`) is registered with the API. */
+function providerRegistered(): boolean {
+  const provider = trace.getTracerProvider();
+  return !(provider instanceof ProxyTracerProvider) ||
+    provider.getDelegateTracer("agentd") !== undefined;
+}
+
 /** A tracer named `agentd` from the global OpenTelemetry API (Deno's provider when it is on). */
 export function createTracer(version = "0"): Tracer {
   const tracer = trace.getTracer("agentd", version);
@@ -128,6 +141,8 @@ export function createTracer(version = "0"): Tracer {
       }
     },
     traceGenerator(name, attributes, source, onItem) {
+      // No provider registered (OpenTelemetry off): there is no span to run the items in.
+      if (!providerRegistered()) return source;
       // The span starts with the first `next()`, when the source's body starts running.
       return (async function* () {
         yield* iterateInSpan(begin(name, attributes), source, onItem);
