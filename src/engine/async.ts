@@ -34,17 +34,28 @@ export async function abortable<T>(promise: Promise<T>, signal: AbortSignal): Pr
   }
 }
 
-/** Iterates `iterable`, ending with `RunCancelled` as soon as `signal` aborts. */
+/**
+ * Iterates `iterable`, ending with `RunCancelled` as soon as `signal` aborts. One abort listener
+ * for the whole iteration rejects the `next()` in flight: racing every item against one pending
+ * abort promise would pile a reaction per item onto it for as long as the stream runs.
+ */
 export async function* abortableIter<T>(
   iterable: AsyncIterable<T>,
   signal: AbortSignal,
 ): AsyncGenerator<T> {
   const it = iterable[Symbol.asyncIterator]();
-  const abort = abortPromise(signal);
+  let rejectNext: ((error: RunCancelled) => void) | null = null;
+  const onAbort = () => rejectNext?.(new RunCancelled());
+  signal.addEventListener("abort", onAbort, { once: true });
   let finished = false;
   try {
     while (true) {
-      const r = await Promise.race([it.next(), abort.promise]);
+      if (signal.aborted) throw new RunCancelled();
+      const r = await new Promise<IteratorResult<T>>((resolve, reject) => {
+        rejectNext = reject;
+        it.next().then(resolve, reject);
+      });
+      rejectNext = null;
       if (r.done) {
         finished = true;
         return;
@@ -52,7 +63,7 @@ export async function* abortableIter<T>(
       yield r.value;
     }
   } finally {
-    abort.dispose();
+    signal.removeEventListener("abort", onAbort);
     // Not awaited: a source stuck in an await would hold us; it has the signal to stop itself.
     if (!finished) it.return?.()?.catch(() => {});
   }

@@ -393,12 +393,17 @@ async function* events(
 ): AsyncGenerator<ModelEvent> {
   const { reader, buffered, controller } = established;
   const { resolved, signal, metrics } = ctx;
-  let abortListener: (() => void) | undefined;
-  const aborted = new Promise<never>((_, reject) => {
-    abortListener = () => reject(signal.reason);
-    signal.addEventListener("abort", abortListener, { once: true });
-  });
-  aborted.catch(() => {});
+  // One listener rejects the read in flight: racing every read against one pending abort promise
+  // would pile a reaction per part onto it for as long as the stream runs.
+  let rejectRead: ((reason: unknown) => void) | null = null;
+  const abortListener = () => rejectRead?.(signal.reason);
+  signal.addEventListener("abort", abortListener, { once: true });
+  // (A settled read's reject left in `rejectRead` does nothing when called.)
+  const read = () =>
+    new Promise<ReadableStreamReadResult<Part>>((resolve, reject) => {
+      rejectRead = reject;
+      reader.read().then(resolve, reject);
+    });
   const fail = (message: string) =>
     new ModelError(
       "model_stream",
@@ -425,7 +430,7 @@ async function* events(
     for (;;) {
       let part = buffered.shift();
       if (part === undefined) {
-        const next = await Promise.race([reader.read(), aborted]);
+        const next = await read();
         if (next.done) {
           done = true;
           break;
@@ -492,7 +497,7 @@ async function* events(
     if (e instanceof ModelError) throw e;
     throw fail(`stream failed: ${errorMessage(e)}`);
   } finally {
-    if (abortListener) signal.removeEventListener("abort", abortListener);
+    signal.removeEventListener("abort", abortListener);
     established.release();
     if (!done) {
       // The consumer stopped early or the stream failed: drop the connection.
