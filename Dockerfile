@@ -5,8 +5,12 @@
 # at build time, Python 3 for Python tools, a non-root user and a volume for the SQLite file.
 #
 #   docker build -t agentd .
-#   docker run -p 8080:8080 -v agentd-data:/data agentd                      # the quickstart agent
-#   docker run -p 8080:8080 -v "$PWD/agent:/agent:ro" agentd serve /agent/agent.hcl
+#   docker run -p 8080:8080 -v agentd-data:/data $SANDBOX agentd             # the quickstart agent
+#   docker run -p 8080:8080 -v "$PWD/agent:/agent:ro" $SANDBOX agentd serve /agent/agent.hcl
+#
+# where SANDBOX="--security-opt seccomp=unconfined --security-opt apparmor=unconfined": Python tools
+# run under bubblewrap, which needs user namespaces that Docker's default profiles forbid (without
+# it agentd refuses Python tools at startup and says why; docs/tools.md#python-sandbox).
 #
 # Configuration is the manifest plus AGENT__* variables (docs/configuration.md); with PostgreSQL and
 # Redis set AGENT__STORAGE__URL and AGENT__PUBSUB__KIND=redis / AGENT__PUBSUB__URL (docs/deploy.md).
@@ -36,10 +40,11 @@ COPY examples ./examples
 FROM denoland/deno:bin-${DENO_VERSION} AS deno-bin
 
 FROM debian:bookworm-slim AS runtime
-# python3: Python tools run as `python3 -c ...` subprocesses; tini: reaps what tools leave behind
-# and forwards SIGTERM to deno (agentd then shuts down gracefully within shutdown_grace).
+# python3 and bubblewrap: Python tools run as `python3 -c ...` in a bwrap sandbox; tini: reaps what
+# tools leave behind and forwards SIGTERM to deno (agentd then shuts down gracefully within
+# shutdown_grace).
 RUN apt-get update \
- && apt-get install -y --no-install-recommends ca-certificates python3 tini \
+ && apt-get install -y --no-install-recommends bubblewrap ca-certificates python3 tini \
  && rm -rf /var/lib/apt/lists/* \
  && groupadd --system --gid 10001 agentd \
  && useradd --system --uid 10001 --gid agentd --home-dir /app --shell /usr/sbin/nologin agentd \
@@ -75,6 +80,6 @@ HEALTHCHECK --interval=15s --timeout=3s --start-period=20s --retries=3 \
   CMD deno eval --no-config "const r = await fetch('http://127.0.0.1:' + (Deno.env.get('AGENT__HTTP__PORT') || '8080') + '/healthz').catch(() => null); Deno.exit(r?.ok ? 0 : 1)"
 
 # --cached-only and --frozen: nothing is fetched at run time; everything came with the image.
-ENTRYPOINT ["tini", "--", "deno", "run", "-A", "--no-prompt", "--unstable-worker-options", \
-            "--cached-only", "--frozen", "/app/main.ts"]
+ENTRYPOINT ["tini", "--", "deno", "run", "-A", "--no-prompt", "--cached-only", "--frozen", \
+            "/app/main.ts"]
 CMD ["serve", "/app/agent.hcl"]

@@ -148,7 +148,8 @@ async function check(parsed: Parsed): Promise<number> {
   const path = manifestArgument(parsed);
   const config = await load(path);
   const { checkRuntime } = await import("./src/server.ts");
-  const problems = checkRuntime(config, Deno.env.toObject());
+  const { toolWarnings } = await import("./src/tools/mod.ts");
+  const problems = await checkRuntime(config, Deno.env.toObject());
   if (problems.length > 0) throw new ReportedError(`${path} cannot run:`, problems);
   // MCP servers are started, asked for their tools and stopped again.
   const { McpStartupError, startMcpServers } = await import("./src/tools/mcp/mod.ts");
@@ -160,8 +161,9 @@ async function check(parsed: Parsed): Promise<number> {
   const servers = mcp.describe();
   await mcp.close();
   console.log(JSON.stringify(maskSecrets(config), null, 2));
-  // Notes go to stderr, so that stdout stays pure JSON for scripts.
+  // Notes and warnings go to stderr, so that stdout stays pure JSON for scripts.
   for (const line of servers) console.error(`note: ${line}`);
+  for (const warning of toolWarnings(config)) console.error(`warning: ${warning}`);
   if (!config.manifest.http_server) {
     console.error(`note: ${path} has no http_server block, so "agentd serve" will refuse it`);
   }

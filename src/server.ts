@@ -17,7 +17,14 @@ import type { PubSub } from "./pubsub/types.ts";
 import { RunService } from "./runs/service.ts";
 import { createEngine } from "./engine/mod.ts";
 import { createModelClient, credentialEnvNames, resolveModel } from "./models/mod.ts";
-import { buildTools, scrubTools, ToolConfigError } from "./tools/mod.ts";
+import {
+  buildTools,
+  closeTools,
+  sandboxProblems,
+  scrubTools,
+  ToolConfigError,
+  toolWarnings,
+} from "./tools/mod.ts";
 import { type McpServers, McpStartupError, startMcpServers } from "./tools/mcp/mod.ts";
 import type { Tool } from "./tools/types.ts";
 import { ApiError } from "./errors.ts";
@@ -74,13 +81,18 @@ export class StartupError extends Error {
 }
 
 /**
- * Checks what schema validation cannot: tool modules exist and fit their kind, and the agent's
- * model resolves (known provider, allowed model). Returns one line per problem.
+ * Checks what schema validation cannot: tool modules exist and fit their kind, the OS sandbox of
+ * Python tools works on this host, and the agent's model resolves (known provider, allowed
+ * model). Returns one line per problem; `toolWarnings` has what runs but deserves a warning.
  */
-export function checkRuntime(config: Config, env: Record<string, string>): string[] {
+export async function checkRuntime(
+  config: Config,
+  env: Record<string, string>,
+): Promise<string[]> {
   const problems: string[] = [];
   try {
     buildTools(config);
+    problems.push(...await sandboxProblems(config));
   } catch (err) {
     if (!(err instanceof ToolConfigError)) throw err;
     problems.push(...err.problems);
@@ -118,7 +130,7 @@ export async function startServer(
     );
   }
   const env = Deno.env.toObject();
-  const problems = checkRuntime(config, env);
+  const problems = await checkRuntime(config, env);
   if (problems.length > 0) throw new StartupError(problems);
   // Secrets of the configuration and environment never reach a log line, whoever logs, nor an
   // event or a record through a provider's error body or a tool's result.
@@ -126,6 +138,7 @@ export async function startServer(
   const log = options.log
     ? withSecrets(options.log, secrets)
     : createLogger(config.manifest.runtime.log_level, {}, options.logWrite, { secrets });
+  for (const warning of toolWarnings(config)) log.warn("tool isolation", { warning });
   // One registry and tracer per server: the services are wrapped at their seams, so none of them
   // knows about metrics or spans.
   const metrics = createMetrics();
@@ -142,6 +155,9 @@ export async function startServer(
   );
   let pubsub: PubSub | undefined;
   let mcp: McpServers | undefined;
+  // Built here (checkRuntime built them once already, without starting anything) so that their
+  // sandbox processes can be started ahead of the first call and stopped at shutdown.
+  const tools = buildTools(config);
   try {
     mcp = await startMcpServers(config, { log, env }).catch((err) => {
       throw err instanceof McpStartupError ? new StartupError(err.problems) : err;
@@ -169,7 +185,7 @@ export async function startServer(
           createModelClient({ env, metrics: modelMetrics(metrics), secrets }),
           tracer,
         ),
-        tools: measureTools(buildTools(config)),
+        tools: measureTools(tools),
         mcpTools: () => measuredMcp(mcp!.tools()),
         log,
         clock: options.clock,
@@ -198,6 +214,12 @@ export async function startServer(
     });
     const url = listener.url;
     log.info("listening", { url, store: store.kind, pubsub: pubsub.kind, replica: runs.replicaId });
+    // Each tool's first sandbox process starts now, so even the first call finds one waiting.
+    for (const tool of tools.values()) {
+      tool.prepare?.().catch((err) =>
+        log.warn("tool could not be prepared", { tool: tool.name, error: String(err) })
+      );
+    }
 
     let stopping: Promise<void> | undefined;
     const shutdown = (graceMs = config.manifest.runtime.replica.shutdown_grace) =>
@@ -205,6 +227,7 @@ export async function startServer(
         log.info("shutting down", { grace_ms: graceMs, active_runs: runs.activeCount });
         await runs.shutdown(graceMs);
         await mcp!.close();
+        await closeTools(tools);
         await listener.close();
         await pubsub!.close();
         await store.close();
@@ -227,6 +250,7 @@ export async function startServer(
     };
   } catch (err) {
     await mcp?.close().catch(() => {});
+    await closeTools(tools).catch(() => {});
     await pubsub?.close().catch(() => {});
     await store.close().catch(() => {});
     throw err;

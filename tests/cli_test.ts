@@ -208,7 +208,6 @@ Deno.test("cli: serve listens where --host/--port say and stops cleanly on SIGTE
     args: [
       "run",
       "-A",
-      "--unstable-worker-options",
       "--config",
       join(ROOT, "deno.json"),
       MAIN,
@@ -288,5 +287,39 @@ http_server {}
     assert.match(stderr, /tool 'missing': module file not found/);
     assert.match(stderr, /agent\.model\.provider/);
     assert.doesNotMatch(stderr, /^\s+at /m);
+  }
+});
+
+Deno.test("check warns about a python tool without its OS sandbox, and refuses sandboxed ones on a host without bwrap", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "agentd_cli_" });
+  try {
+    await Deno.mkdir(join(dir, "tools"));
+    await Deno.writeTextFile(join(dir, "tools", "t.py"), "def run(args, ctx):\n    return 1\n");
+    const tool = (name: string, extra: string) =>
+      `tool "${name}" {\n  kind = "python"\n  module = "tools/t.py"\n  function = "run"\n${extra}}\n`;
+    await Deno.writeTextFile(
+      join(dir, "agent.hcl"),
+      `agent {\n  name = "s"\n}\n` + tool("open", '  sandbox = "none"\n') + tool("boxed", ""),
+    );
+    const ok = await cli(["check", "agent.hcl"], dir);
+    assert.equal(ok.code, 0, ok.stderr);
+    assert.match(
+      ok.stderr,
+      /warning: tool 'open': sandbox = "none": it runs without the OS sandbox/,
+    );
+    assert.doesNotMatch(ok.stderr, /tool 'boxed'/);
+
+    // A PATH without bwrap: the sandboxed tool is refused with the reason, the other one is not.
+    const bare = await cli(["check", "agent.hcl"], dir, { PATH: "/nonexistent" });
+    assert.equal(bare.code, 2, bare.stderr);
+    assert.match(
+      bare.stderr,
+      /tool 'boxed': python tools run in an OS sandbox, which this host cannot provide: bubblewrap \(bwrap\) is not installed/,
+    );
+    assert.match(bare.stderr, /sandbox = "none"/);
+    assert.doesNotMatch(bare.stderr, /tool 'open': python tools run/);
+    assertNoStack(bare);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
   }
 });

@@ -1,9 +1,10 @@
 /**
  * Packaging: `deno task compile` must produce one executable that needs no file of this
  * repository at run time. `deno compile` embeds the static module graph (migrations are TypeScript
- * modules imported statically, the playground's files are imported as text, the JS tool Worker
- * starts from a `data:` URL, the Python runner is passed with `python3 -c`) and the npm packages of
- * the graph, whole (so `@cdktn/hcl2json` finds its `main.wasm.gz`). These tests keep it that way:
+ * modules imported statically, the playground's files are imported as text, a JS tool's sandbox
+ * process runs a bootstrap given as a `data:` URL, the Python runner is passed with `python3 -c`)
+ * and the npm packages of the graph, whole (so `@cdktn/hcl2json` finds its `main.wasm.gz`). These
+ * tests keep it that way:
  *
  * - no source reads a file, resolves `import.meta.url` or imports a computed specifier at run time,
  *   except the allowlisted reads of user files (the manifest, tool modules);
@@ -16,7 +17,7 @@ import assert from "node:assert/strict";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath as fromFileUrl } from "node:url";
 import denoConfig from "../deno.json" with { type: "json" };
-import { JS_WORKER_SOURCE, JS_WORKER_URL } from "../src/tools/js_worker_source.ts";
+import { JS_HOST_SOURCE, JS_HOST_URL } from "../src/tools/js_host_source.ts";
 import { tempDir } from "./_kit/mod.ts";
 
 const ROOT = dirname(dirname(fromFileUrl(import.meta.url)));
@@ -48,15 +49,30 @@ const ALLOWED: { file: string; name: string; why: string }[] = [
     why: "checks that a manifest tool module (a user file) exists",
   },
   {
-    file: "src/tools/js_worker_source.ts",
+    file: "src/tools/js_host_source.ts",
     name: "computed import",
-    why: "the Worker bootstrap (a string) imports the user's tool module; docs/deploy.md says " +
-      "what a compiled binary can load",
+    why: "the tool process's bootstrap (a string) imports the user's tool module; docs/deploy.md " +
+      "says what a compiled binary can load",
+  },
+  {
+    file: "src/tools/checks.ts",
+    name: "Deno file read",
+    why: "lists a tool's directory (a user directory) for symlinks leading out of it",
   },
   {
     file: "src/tools/javascript_tool.ts",
-    name: "new Worker",
-    why: "started from JS_WORKER_URL, a data: URL (checked below), nothing to include",
+    name: "Deno.stat",
+    why: "looks for the deno binary on PATH (a compiled agentd)",
+  },
+  {
+    file: "src/tools/sandbox.ts",
+    name: "Deno.stat",
+    why: "looks for bwrap/setpriv on PATH and at the host's system directories",
+  },
+  {
+    file: "src/tools/python_tool.ts",
+    name: "Deno.stat",
+    why: "checks that the configured Python interpreter exists",
   },
 ];
 
@@ -131,12 +147,12 @@ Deno.test("no run-time read of repository files outside the allowlist", async ()
   assert.deepEqual(stale, [], "allowlist entries that no longer match anything");
 });
 
-Deno.test("the JS tool Worker starts from a data: URL (nothing to include in a binary)", () => {
-  assert.ok(JS_WORKER_URL.startsWith("data:text/javascript;base64,"));
+Deno.test("the JS tool process's bootstrap is a data: URL (nothing to include in a binary)", () => {
+  assert.ok(JS_HOST_URL.startsWith("data:text/javascript;base64,"));
   const decoded = new TextDecoder().decode(
-    Uint8Array.from(atob(JS_WORKER_URL.split(",")[1]), (c) => c.charCodeAt(0)),
+    Uint8Array.from(atob(JS_HOST_URL.split(",")[1]), (c) => c.charCodeAt(0)),
   );
-  assert.equal(decoded, JS_WORKER_SOURCE);
+  assert.equal(decoded, JS_HOST_SOURCE);
   // A data: module cannot resolve relative imports, and a compiled binary loads data: URLs as
   // plain JavaScript (no TypeScript): the bootstrap must be self-contained JavaScript.
   assert.doesNotMatch(decoded, /^\s*import\s[^(]/m, "no static import in the bootstrap");
@@ -155,10 +171,10 @@ Deno.test("what the program loads is in the module graph or in --include", async
   const covered = (file: string) =>
     local.has(file) || includes.some((inc) => file === inc || file.startsWith(inc + "/"));
 
-  // Assets kept as modules: every migration, the Worker and Python runner sources, the playground.
+  // Assets kept as modules: every migration, the tool bootstrap and runner sources, the playground.
   const expected = [
     "deno.json",
-    "src/tools/js_worker_source.ts",
+    "src/tools/js_host_source.ts",
     "src/tools/python_runner_source.ts",
   ];
   for (const f of await sourceFiles(join(ROOT, "src/store/migrations"))) {
@@ -189,7 +205,8 @@ Deno.test("the compile task embeds the graph (runtime binary stood in by this de
   const args = compileArgs();
   const out = flagValues(args, "--output");
   assert.deepEqual(out, ["dist/agentd"]);
-  assert.ok(args.includes("--unstable-worker-options"), "JS tool Workers need it at run time");
+  // Tools run in processes, not Workers with permissions: no unstable flag is needed (issue 12).
+  assert.ok(!args.some((a) => a.startsWith("--unstable")), "no unstable API is needed");
   assert.equal(args.at(-1), "main.ts");
   await using tmp = await tempDir("agentd_compile_");
   const dir = tmp.path;

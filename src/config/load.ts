@@ -376,7 +376,7 @@ const MANIFEST_BLOCKS: BlockSpec = {
   },
   labelled: {
     capability: {},
-    tool: { single: { permissions: {} } },
+    tool: { single: { permissions: {}, limits: {} } },
     mcp_server: {},
   },
 };

@@ -2,7 +2,7 @@
  * The tool library: what a server-side tool receives and how it hands back a state update.
  *
  * Tools get everything through their `ctx` argument, so a tool module needs no runtime import of
- * agentd (a JavaScript tool runs in a Worker that may read nothing but its own directory, and only
+ * agentd (a JavaScript tool runs in a process that may read nothing but its own directory, and only
  * while it loads). TypeScript authors may `import type` from this file for the signatures: type
  * imports are erased before the module runs. See docs/tools.md.
  */

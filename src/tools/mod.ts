@@ -1,26 +1,40 @@
 /**
  * Server-side tools: the Tool for every manifest `tool` block. JavaScript/TypeScript tools run in
- * a sandboxed Worker per call, Python tools in a subprocess per call; both report through one
- * outcome rule (`interpretReturn`) and never throw from `call()`. Authoring guide: docs/tools.md.
+ * a Deno sandbox process per call, Python tools in an OS-sandboxed process per call (both started
+ * ahead of the call); both report through one outcome rule (`interpretReturn`) and never throw
+ * from `call()`. Authoring guide and isolation table: docs/tools.md.
  */
 import { isAbsolute, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Config, ToolConfig } from "../config/schema.ts";
-import { createJavaScriptTool } from "./javascript_tool.ts";
+import { createJavaScriptTool, javaScriptHostProblems } from "./javascript_tool.ts";
 import { createPythonTool, type PythonToolOptions } from "./python_tool.ts";
 import type { ToolSpec } from "./spec.ts";
 import type { Tool } from "./types.ts";
+import { protectedFiles, toolDirProblems } from "./checks.ts";
 
-export type { StateUpdate, Tool, ToolCallContext, ToolOutcome } from "./types.ts";
+export type { ManagedTool, StateUpdate, Tool, ToolCallContext, ToolOutcome } from "./types.ts";
 export type { ToolSpec } from "./spec.ts";
 export type { JsToolContext, JsToolFunction, WithState } from "./library.ts";
 export { WITH_STATE_KEY, WITH_STATE_TAG, withState } from "./library.ts";
 export { checkStateUpdate, interpretReturn, toolError } from "./outcome.ts";
-export { createJavaScriptTool, workerSandbox } from "./javascript_tool.ts";
-export type { WorkerPermissions, WorkerSandbox } from "./javascript_tool.ts";
-export { createPythonTool, PYTHON_BASE_ENV, pythonEnv, realInterpreter } from "./python_tool.ts";
+export { createJavaScriptTool, denoExecutable, denoSandbox } from "./javascript_tool.ts";
+export type { DenoSandbox } from "./javascript_tool.ts";
+export {
+  createPythonTool,
+  probeInterpreter,
+  PYTHON_BASE_ENV,
+  pythonEnv,
+  realInterpreter,
+} from "./python_tool.ts";
 export type { PythonToolOptions } from "./python_tool.ts";
 export { scrubTools } from "./scrub.ts";
+export { protectedFiles, sandboxProblems, toolWarnings } from "./checks.ts";
+
+/** Stops what the tools started (their sandbox processes); for a server's shutdown. */
+export async function closeTools(tools: Map<string, Tool>): Promise<void> {
+  await Promise.all([...tools.values()].map((t) => t.close?.()));
+}
 
 /** Options of `buildTools`. */
 export interface BuildToolsOptions {
@@ -59,12 +73,15 @@ function modulePath(module: string, baseDir: string): { path: string } | { probl
 
 /**
  * Resolves and checks one manifest tool block: the module file exists, the function name is
- * usable, and the permissions mean what they say (Python has no sandbox, so only `env` applies).
+ * usable, the permissions mean what they say (a python tool without the OS sandbox can only be
+ * given `env`), and the tool's directory leads nowhere else and holds none of `protect` (the
+ * manifest, the store: see checks.ts).
  */
 export function resolveToolSpec(
   name: string,
   tool: ToolConfig,
   baseDir: string,
+  protect: string[] = [],
 ): { spec: ToolSpec; problems: string[] } {
   const problems: string[] = [];
   const where = modulePath(tool.module, baseDir);
@@ -95,19 +112,41 @@ export function resolveToolSpec(
     } else if (!PY_IDENTIFIER.test(tool.function)) {
       problems.push(`tool '${name}': function "${tool.function}" is not a Python identifier`);
     }
-    for (const kind of ["net", "read", "write"] as const) {
-      if (p[kind] !== false) {
-        problems.push(
-          `tool '${name}': permissions.${kind} cannot be enforced for a python tool (it runs as ` +
-            "an ordinary process with the server's OS access); remove it — only permissions.env " +
-            "applies to python tools",
-        );
+    if (tool.sandbox === "none") {
+      for (const kind of ["net", "read", "write"] as const) {
+        if (p[kind] !== false) {
+          problems.push(
+            `tool '${name}': permissions.${kind} cannot be enforced for a python tool with ` +
+              'sandbox = "none" (it runs as an ordinary process with the server\'s OS access); ' +
+              "remove it, or the sandbox opt-out — only permissions.env applies without the sandbox",
+          );
+        }
       }
+    } else if (Array.isArray(p.net)) {
+      problems.push(
+        `tool '${name}': permissions.net of a python tool is true or false (its sandbox has the ` +
+          "host's network or none; it cannot filter hosts)",
+      );
     }
-  } else if (tool.function !== undefined && !JS_IDENTIFIER.test(tool.function)) {
-    problems.push(`tool '${name}': function "${tool.function}" is not a JavaScript identifier`);
+  } else {
+    if (tool.function !== undefined && !JS_IDENTIFIER.test(tool.function)) {
+      problems.push(`tool '${name}': function "${tool.function}" is not a JavaScript identifier`);
+    }
+    if (tool.sandbox !== undefined) {
+      problems.push(
+        `tool '${name}': sandbox applies to python tools; a javascript tool always runs in its ` +
+          "Deno sandbox",
+      );
+    }
   }
-  return { spec: { ...tool, name, module, permissions }, problems };
+  const spec = { ...tool, name, module, permissions };
+  if (problems.length === 0) {
+    if (tool.kind === "javascript") problems.push(...javaScriptHostProblems(spec));
+    if (tool.kind === "javascript" || tool.sandbox !== "none") {
+      problems.push(...toolDirProblems(spec, protect, tool.kind === "javascript"));
+    }
+  }
+  return { spec, problems };
 }
 
 /**
@@ -118,8 +157,9 @@ export function resolveToolSpec(
 export function buildTools(config: Config, options: BuildToolsOptions = {}): Map<string, Tool> {
   const specs: ToolSpec[] = [];
   const problems: string[] = [];
+  const protect = protectedFiles(config);
   for (const [name, tool] of Object.entries(config.manifest.tool)) {
-    const resolved = resolveToolSpec(name, tool, config.baseDir);
+    const resolved = resolveToolSpec(name, tool, config.baseDir, protect);
     specs.push(resolved.spec);
     problems.push(...resolved.problems);
   }
@@ -127,7 +167,9 @@ export function buildTools(config: Config, options: BuildToolsOptions = {}): Map
   return new Map(
     specs.map((spec) => [
       spec.name,
-      spec.kind === "python" ? createPythonTool(spec, options.python) : createJavaScriptTool(spec),
+      spec.kind === "python"
+        ? createPythonTool(spec, options.python)
+        : createJavaScriptTool(spec, { protect }),
     ]),
   );
 }

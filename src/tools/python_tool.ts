@@ -1,17 +1,23 @@
 /**
- * Python tools: every call runs `python3 -c <runner>` as a subprocess in its own process group
- * and speaks JSON lines with it (see python_runner_source.ts). Python has no sandbox: the process
- * has the server's OS-level access, and only its environment is narrowed.
+ * Python tools: every call runs `python3 -c <runner>` in a sandbox process of its own (sandbox.ts:
+ * bubblewrap, a private file system and `/proc`, as `nobody` under a root server), in its own
+ * process group, with its data segment, CPU time and process count limited, and speaks the
+ * protocol of host.ts with it. The process starts before the call (pool.ts). A tool may opt out
+ * of the OS sandbox (`sandbox = "none"`): it then runs as the server's user with its file access,
+ * only its environment narrowed and its resources limited.
  *
  * Whatever happens (exception, exit, a crash of the interpreter, output that is not the protocol,
  * a timeout, a cancelled run) the call ends with the process group killed, the process reaped
  * and an outcome for the model; `call()` never rejects.
  */
 import { isAbsolute, resolve } from "node:path";
+import type { HostEnd, HostSpec } from "./host.ts";
 import { errorMessage, interpretReturn, toolError } from "./outcome.ts";
+import { ProcessPool } from "./pool.ts";
 import { PYTHON_RUNNER_SOURCE } from "./python_runner_source.ts";
+import { realDir, sandboxCommand, sandboxHost } from "./sandbox.ts";
 import type { ToolSpec } from "./spec.ts";
-import type { Tool, ToolCallContext, ToolOutcome } from "./types.ts";
+import type { ManagedTool, ToolCallContext, ToolOutcome } from "./types.ts";
 
 /** Settings of the Python runner shared by all Python tools of a server. */
 export interface PythonToolOptions {
@@ -19,8 +25,6 @@ export interface PythonToolOptions {
   python?: string;
   /** How many characters of the process's stderr an error message keeps (the end); default 2000. */
   stderrTail?: number;
-  /** Longest protocol line accepted, in characters; default 16 MiB. */
-  maxLineLength?: number;
 }
 
 /**
@@ -61,48 +65,32 @@ export function pythonEnv(spec: ToolSpec): Record<string, string> {
   return env;
 }
 
-/** Creates the Tool for a Python manifest tool block (`function` is required). */
-export function createPythonTool(spec: ToolSpec, options: PythonToolOptions = {}): Tool {
-  if (!spec.function) throw new Error(`tool '${spec.name}': a python tool needs a function name`);
-  const settings = {
-    python: options.python ?? "python3",
-    stderrTail: options.stderrTail ?? 2000,
-    maxLineLength: options.maxLineLength ?? 16 * 1024 * 1024,
-  };
-  const module = resolve(spec.module);
-  const fn = spec.function;
-  const env = pythonEnv(spec);
-  let interpreter: Promise<string> | undefined;
-  return {
-    name: spec.name,
-    description: spec.description,
-    parameters: spec.parameters,
-    requires_approval: spec.requires_approval,
-    async call(args: Record<string, unknown>, ctx: ToolCallContext): Promise<ToolOutcome> {
-      try {
-        interpreter ??= realInterpreter(settings.python, env);
-        const python = await interpreter;
-        return await callPython(spec, { ...settings, python }, module, fn, env, args, ctx);
-      } catch (err) {
-        return toolError(`the tool could not run: ${errorMessage(err)}`);
-      }
-    },
-  };
+/** The interpreter binary and the directories its runtime lives in (mounted into the sandbox). */
+export interface PythonRuntime {
+  executable: string;
+  dirs: string[];
 }
 
+const PROBE = "import json, sys; print(json.dumps({'executable': sys.executable, 'dirs': " +
+  "[sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix] + sys.path}))";
+
 /**
- * The interpreter binary behind a command name (`sys.executable`), found once per tool: the
- * `python3` on PATH is often a pyenv/asdf shim, a shell script that costs ~100 ms on every start.
- * A path (`/usr/bin/python3`, `./venv/bin/python`) is used as given; so is a name whose probe fails.
+ * The interpreter behind a command (`sys.executable`) and, when `dirs` is asked for (to mount
+ * them into the sandbox), its runtime's directories; found once per tool: the `python3` on PATH
+ * is often a pyenv/asdf shim, a shell script that costs ~100 ms on every start. A path
+ * (`/usr/bin/python3`, `./venv/bin/python`) is kept as given (and not run unless `dirs` is
+ * asked for); so is a name whose probe fails (the call reports it).
  */
-export async function realInterpreter(
+export async function probeInterpreter(
   command: string,
   env: Record<string, string>,
-): Promise<string> {
-  if (command.includes("/") || command.includes("\\")) return command;
+  dirs = false,
+): Promise<PythonRuntime> {
+  const isPath = command.includes("/") || command.includes("\\");
+  if (isPath && !dirs) return { executable: command, dirs: [] };
   try {
     const out = await new Deno.Command(command, {
-      args: ["-c", "import sys; print(sys.executable)"],
+      args: ["-c", PROBE],
       env,
       clearEnv: true,
       stdin: "null",
@@ -110,210 +98,192 @@ export async function realInterpreter(
       stderr: "null",
       signal: AbortSignal.timeout(10_000),
     }).output();
-    const path = new TextDecoder().decode(out.stdout).trim();
-    if (out.success && isAbsolute(path)) return path;
+    const found = JSON.parse(new TextDecoder().decode(out.stdout)) as PythonRuntime;
+    if (out.success && isAbsolute(found.executable)) {
+      const executable = isPath ? command : found.executable;
+      const dirs = found.dirs.filter((d) => typeof d === "string" && isAbsolute(d));
+      return { executable, dirs: [realDir(executable), realDir(found.executable), ...dirs] };
+    }
   } catch { /* not found or not Python: the call reports it */ }
-  return command;
+  return { executable: command, dirs: isPath ? [realDir(command)] : [] };
 }
 
-/** Keeps the last `limit` characters of a text stream. */
-class Tail {
-  #text = "";
-  #cut = false;
-  constructor(readonly limit: number) {}
-  push(chunk: string): void {
-    this.#text += chunk;
-    // Trim lazily so a chatty tool costs amortized O(1) per chunk.
-    if (this.#text.length > this.limit * 2) {
-      this.#text = this.#text.slice(-this.limit);
-      this.#cut = true;
-    }
-  }
-  toString(): string {
-    const cut = this.#cut || this.#text.length > this.limit;
-    return (cut ? "…" : "") + this.#text.slice(-this.limit);
-  }
-}
-
-/** A protocol line from the runner. */
-type RunnerMessage =
-  | { type: "emit"; name: string; value: unknown }
-  | { type: "result"; value: unknown }
-  | { type: "error"; error: string };
-
-function parseLine(line: string): RunnerMessage | null {
-  let m: unknown;
-  try {
-    m = JSON.parse(line);
-  } catch {
-    return null;
-  }
-  if (typeof m !== "object" || m === null) return null;
-  const r = m as Record<string, unknown>;
-  if (r.type === "emit" && typeof r.name === "string") return r as RunnerMessage;
-  if (r.type === "result" && Object.hasOwn(r, "value")) return r as RunnerMessage;
-  if (r.type === "error" && typeof r.error === "string") return r as RunnerMessage;
-  return null;
-}
-
-/** Why a call stopped before the runner reported. */
-type Stop = { reason: "timeout" | "cancelled" | "protocol" | "too_long"; detail?: string };
-
-async function callPython(
-  spec: ToolSpec,
-  settings: Required<PythonToolOptions>,
-  module: string,
-  fn: string,
+/** The interpreter binary behind a command name (see `probeInterpreter`). */
+export async function realInterpreter(
+  command: string,
   env: Record<string, string>,
-  args: Record<string, unknown>,
-  ctx: ToolCallContext,
-): Promise<ToolOutcome> {
-  if (ctx.signal.aborted) return toolError("cancelled before the tool started");
-  let child: Deno.ChildProcess;
-  try {
-    child = new Deno.Command(settings.python, {
-      args: ["-c", PYTHON_RUNNER_SOURCE, module, fn],
-      stdin: "piped",
-      stdout: "piped",
-      stderr: "piped",
-      clearEnv: true,
-      env,
-      // setsid(): the runner leads its own process group, so one kill reaches the tool's children.
-      detached: true,
-    }).spawn();
-  } catch (err) {
-    if (err instanceof Deno.errors.NotFound) {
-      return toolError(`the Python interpreter '${settings.python}' was not found`);
-    }
-    throw err;
-  }
-  const pid = child.pid;
-  const killGroup = () => {
-    try {
-      Deno.kill(-pid, "SIGKILL");
-    } catch {
-      // No process group (already gone, or a platform without them): kill the runner itself.
-      try {
-        child.kill("SIGKILL");
-      } catch { /* already exited */ }
-    }
+): Promise<string> {
+  return (await probeInterpreter(command, env)).executable;
+}
+
+/** How to start one process of a Python tool with `runtime` (sandboxed unless opted out). */
+export function pythonHostSpec(
+  spec: ToolSpec,
+  runtime: PythonRuntime,
+  options: Required<PythonToolOptions>,
+): HostSpec {
+  const module = resolve(spec.module);
+  const dir = realDir(module);
+  const sandboxed = spec.sandbox !== "none";
+  const limits = {
+    memory: spec.limits.memory * 1024 * 1024,
+    cpu_seconds: 2 * Math.ceil(spec.timeout / 1000) + 10,
+    processes: sandboxed ? spec.limits.processes : null,
+    result_bytes: spec.limits.result_bytes,
+    emits: spec.limits.emits,
+    emit_bytes: spec.limits.emit_bytes,
   };
-
-  const stderr = new Tail(settings.stderrTail);
-  const errors = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
-  const stderrDone = (async () => {
-    try {
-      while (true) {
-        const { value, done } = await errors.read();
-        if (done) return;
-        stderr.push(value);
-      }
-    } catch { /* cancelled */ }
-  })();
-
-  const stdin = child.stdin.getWriter();
-  // The runner may already be dead (bad interpreter): its exit status tells the story, not EPIPE.
-  stdin.write(
-    new TextEncoder().encode(
-      JSON.stringify({
-        args,
-        context: ctx.context,
-        tenant_id: ctx.tenant_id,
-        session_id: ctx.session_id,
-        run_id: ctx.run_id,
-        tool_call_id: ctx.tool_call_id,
-      }) + "\n",
-    ),
-  ).catch(() => {});
-
-  const lines = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let stop: Stop | null = null;
-  let final: Exclude<RunnerMessage, { type: "emit" }> | null = null;
-  const halt = (s: Stop) => {
-    if (stop || final) return;
-    stop = s;
-    killGroup();
-    // Stop reading too: a process that escaped the group could keep stdout open forever.
-    lines.cancel().catch(() => {});
-  };
-  const timer = setTimeout(() => halt({ reason: "timeout" }), spec.timeout);
-  const onAbort = () => halt({ reason: "cancelled" });
-  ctx.signal.addEventListener("abort", onAbort, { once: true });
-
-  try {
-    let buffer = "";
-    reading: while (true) {
-      const { value, done } = await lines.read();
-      if (done) break;
-      buffer += value;
-      let nl: number;
-      while ((nl = buffer.indexOf("\n")) >= 0) {
-        const line = buffer.slice(0, nl);
-        buffer = buffer.slice(nl + 1);
-        if (stop) break reading;
-        if (line.length > settings.maxLineLength) {
-          halt({ reason: "too_long" });
-          break reading;
-        }
-        if (line.trim() === "") continue;
-        const m = parseLine(line);
-        if (m === null) {
-          halt({ reason: "protocol", detail: line });
-          break reading;
-        }
-        if (m.type === "emit") {
-          try {
-            ctx.emit(m.name, m.value);
-          } catch { /* a failing event sink must not fail the tool */ }
-          continue;
-        }
-        final = m;
-        break reading;
-      }
-      if (buffer.length > settings.maxLineLength) {
-        halt({ reason: "too_long" });
-        break;
-      }
-    }
-    if (!final && !stop && buffer.trim() !== "") halt({ reason: "protocol", detail: buffer });
-  } finally {
-    clearTimeout(timer);
-    ctx.signal.removeEventListener("abort", onAbort);
-    // The call is over either way: take down anything the tool left running, then reap the runner
-    // (it is a zombie until then, so its process group id cannot have been reused).
-    killGroup();
-    await lines.cancel().catch(() => {});
+  const python = [
+    runtime.executable,
+    "-c",
+    PYTHON_RUNNER_SOURCE,
+    JSON.stringify({ module, function: spec.function, limits }),
+  ];
+  let command = python;
+  if (sandboxed) {
+    const host = sandboxHost();
+    if (typeof host === "string") throw new Error(`the OS sandbox is not available: ${host}`);
+    const p = spec.permissions;
+    command = sandboxCommand(host, {
+      read: p.read === true ? true : [dir, ...runtime.dirs, ...(p.read === false ? [] : p.read)],
+      write: p.write === true ? true : p.write === false ? [] : p.write,
+      net: p.net === true,
+      cwd: dir,
+    }, python);
   }
-  const status = await child.status;
-  await stdin.close().catch(() => {});
-  // A child that left the process group may still hold stderr open: do not wait for it long.
-  let grace: ReturnType<typeof setTimeout> | undefined;
-  await Promise.race([stderrDone, new Promise((r) => grace = setTimeout(r, 200))]);
-  clearTimeout(grace);
-  await errors.cancel().catch(() => {});
+  return {
+    command: command[0],
+    args: command.slice(1),
+    // The server's home is not in the sandbox; a fresh /tmp is.
+    env: sandboxed ? { ...pythonEnv(spec), HOME: "/tmp", TMPDIR: "/tmp" } : pythonEnv(spec),
+    cwd: dir,
+    group: true,
+    strict: true,
+    load_timeout: spec.timeout,
+    limits,
+    output_tail: options.stderrTail,
+  };
+}
 
-  if (final?.type === "result") return interpretReturn(final.value, ctx.context);
-  const withStderr = (message: string) => {
-    const tail = stderr.toString().trimEnd();
+/** The outcome of a Python tool call from how its process ended. */
+export function pythonOutcome(
+  end: HostEnd,
+  spec: ToolSpec,
+  python: string,
+  context: Record<string, unknown> | null,
+): ToolOutcome {
+  const withStderr = (message: string, output: string) => {
+    const tail = output.trimEnd();
     return toolError(tail ? `${message}\n--- stderr (end) ---\n${tail}` : message);
   };
-  if (final?.type === "error") return withStderr(final.error);
-  const s = stop as Stop | null;
-  if (s?.reason === "timeout") {
-    return withStderr(`timed out after ${spec.timeout} ms; the tool's processes were killed`);
+  switch (end.kind) {
+    case "result":
+      return interpretReturn(end.value, context);
+    case "error":
+      return withStderr(end.message, end.output);
+    case "timeout":
+      return withStderr(
+        end.loading
+          ? `the tool module did not load within ${spec.timeout} ms; the tool's processes were killed`
+          : `timed out after ${spec.timeout} ms; the tool's processes were killed`,
+        end.output,
+      );
+    case "cancelled":
+      return toolError("cancelled: the run was cancelled and the tool's processes were killed");
+    case "limit":
+      return withStderr(`${end.message}; the tool's processes were killed`, end.output);
+    case "protocol":
+      return withStderr(
+        `the Python process wrote output that is not the tool protocol: ${
+          JSON.stringify(end.line.slice(0, 200))
+        }`,
+        end.output,
+      );
+    case "exit":
+      return withStderr(
+        `the Python process ${
+          end.signal ? `was killed by ${end.signal}` : `exited with code ${end.code}`
+        } before returning a result`,
+        end.output,
+      );
+    case "spawn_failed":
+      if (end.error instanceof Deno.errors.NotFound) {
+        return toolError(`the Python interpreter '${python}' was not found`);
+      }
+      return toolError(`the tool's process could not start: ${errorMessage(end.error)}`);
+    case "closed":
+      return toolError("the server is stopping; the tool's processes were killed");
   }
-  if (s?.reason === "cancelled") {
-    return toolError("cancelled: the run was cancelled and the tool's processes were killed");
+}
+
+/** Whether a file exists (the interpreter, before starting a sandbox around it). */
+function exists(path: string): boolean {
+  try {
+    Deno.statSync(path);
+    return true;
+  } catch {
+    return false;
   }
-  if (s?.reason === "protocol") {
-    const shown = JSON.stringify((s.detail ?? "").slice(0, 200));
-    return withStderr(`the Python process wrote output that is not the tool protocol: ${shown}`);
-  }
-  if (s?.reason === "too_long") {
-    return withStderr(
-      `the Python process wrote a line longer than ${settings.maxLineLength} characters`,
-    );
-  }
-  const how = status.signal ? `was killed by ${status.signal}` : `exited with code ${status.code}`;
-  return withStderr(`the Python process ${how} before returning a result`);
+}
+
+/** Creates the Tool for a Python manifest tool block (`function` is required). */
+export function createPythonTool(spec: ToolSpec, options: PythonToolOptions = {}): ManagedTool {
+  if (!spec.function) throw new Error(`tool '${spec.name}': a python tool needs a function name`);
+  const settings: Required<PythonToolOptions> = {
+    python: options.python ?? "python3",
+    stderrTail: options.stderrTail ?? 2000,
+  };
+  let probed: Promise<PythonRuntime> | undefined;
+  let runtime: PythonRuntime | undefined;
+  const find = async () =>
+    runtime = await (probed ??= probeInterpreter(
+      settings.python,
+      pythonEnv(spec),
+      spec.sandbox !== "none",
+    ));
+  const pool = new ProcessPool(() => pythonHostSpec(spec, runtime!, settings));
+  // A probe still running (the server stops right after it started) is waited for, not leaked.
+  const close = async () => {
+    await probed;
+    await pool.close();
+  };
+  return {
+    name: spec.name,
+    description: spec.description,
+    parameters: spec.parameters,
+    requires_approval: spec.requires_approval,
+    async call(args: Record<string, unknown>, ctx: ToolCallContext): Promise<ToolOutcome> {
+      if (ctx.signal.aborted) return toolError("cancelled before the tool started");
+      try {
+        const { executable } = await find();
+        if (isAbsolute(executable) && !exists(executable)) {
+          return toolError(`the Python interpreter '${executable}' was not found`);
+        }
+        const process = pool.take();
+        if (!process) return toolError("the server is stopping; the tool was not started");
+        const end = await process.call(
+          {
+            args,
+            context: ctx.context,
+            tenant_id: ctx.tenant_id,
+            session_id: ctx.session_id,
+            run_id: ctx.run_id,
+            tool_call_id: ctx.tool_call_id,
+          },
+          ctx,
+          spec.timeout,
+          !pool.prepared,
+        );
+        return pythonOutcome(end, spec, executable, ctx.context);
+      } catch (err) {
+        return toolError(`the tool could not run: ${errorMessage(err)}`);
+      }
+    },
+    async prepare() {
+      await find();
+      await pool.prepare();
+    },
+    close,
+    [Symbol.asyncDispose]: close,
+  };
 }

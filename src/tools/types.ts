@@ -37,4 +37,14 @@ export interface Tool {
   readonly parameters: Record<string, unknown>;
   readonly requires_approval: boolean;
   call(args: Record<string, unknown>, ctx: ToolCallContext): Promise<ToolOutcome>;
+  /** Starts what calls need ahead of them (sandbox processes); resolves when it is ready. */
+  prepare?(): Promise<void>;
+  /** Stops everything the tool started; calls after it fail with an error outcome. */
+  close?(): Promise<void>;
+}
+
+/** A Tool that owns processes: started ahead of the calls by `prepare`, stopped by `close`. */
+export interface ManagedTool extends Tool, AsyncDisposable {
+  prepare(): Promise<void>;
+  close(): Promise<void>;
 }

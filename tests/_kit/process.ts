@@ -45,7 +45,6 @@ export async function startServerProcess(options: ServerProcessOptions): Promise
       "run",
       "-A",
       "--no-prompt",
-      "--unstable-worker-options",
       `${ROOT}main.ts`,
       "serve",
       manifestPath,

@@ -55,7 +55,6 @@ Deno.test("tracing: a run's spans reach an OTLP receiver with their names, attri
       "run",
       "-A",
       "--no-prompt",
-      "--unstable-worker-options",
       "--config",
       join(ROOT, "deno.json"),
       join(ROOT, "main.ts"),

@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { dirname } from "node:path";
-import { createJavaScriptTool, workerSandbox } from "../../src/tools/mod.ts";
+import { createJavaScriptTool, denoSandbox } from "../../src/tools/mod.ts";
 import { errorText, fixture, recordingContext, spec } from "./helpers.ts";
 import { eventually } from "../_kit/mod.ts";
 
@@ -146,33 +146,26 @@ Deno.test("js: env, run and remote imports are denied", async () => {
 Deno.test("js: sandbox permissions: module dir added and revoked, grants kept", () => {
   const base = spec("t", { kind: "javascript", module: MODULE });
   const dir = dirname(MODULE);
-  assert.deepEqual(workerSandbox(base), {
-    permissions: {
-      read: [dir],
-      write: false,
-      net: false,
-      env: false,
-      run: false,
-      ffi: false,
-      sys: false,
-      import: false,
-    },
-    revoke_read: dir,
-  });
-  const parent = workerSandbox(spec("t", {
+  // Nothing but reading the module's directory, which the bootstrap revokes once it has loaded.
+  assert.deepEqual(denoSandbox(base), { flags: [`--allow-read=${dir}`], revoke_read: [dir], dir });
+  const parent = denoSandbox(spec("t", {
     kind: "javascript",
     module: MODULE,
-    permissions: { read: [dirname(dir)] },
+    permissions: { read: [dirname(dir)], net: ["example.com:443"], env: ["A", "B"] },
   }));
-  assert.deepEqual(parent.permissions.read, [dirname(dir)]);
-  assert.equal(parent.revoke_read, null);
-  const all = workerSandbox(spec("t", {
+  assert.deepEqual(parent.flags, [
+    `--allow-read=${dirname(dir)}`,
+    "--allow-net=example.com:443",
+    "--allow-env=A,B",
+  ]);
+  assert.deepEqual(parent.revoke_read, []);
+  const all = denoSandbox(spec("t", {
     kind: "javascript",
     module: MODULE,
-    permissions: { read: true },
+    permissions: { read: true, write: true },
   }));
-  assert.equal(all.permissions.read, true);
-  assert.equal(all.revoke_read, null);
+  assert.deepEqual(all.flags, ["--allow-read", "--allow-write"]);
+  assert.deepEqual(all.revoke_read, []);
 });
 
 Deno.test("js: a tool stuck in a loop is terminated at its timeout", async () => {

@@ -71,8 +71,16 @@ Deno.test("buildTools: every broken block is named in one startup error", () => 
         kind: "python",
         module: "py_tools.py",
         function: "success",
+        sandbox: "none",
         permissions: { net: true },
       },
+      hostspy: {
+        kind: "python",
+        module: "py_tools.py",
+        function: "success",
+        permissions: { net: ["example.com:443"] },
+      },
+      nosandboxjs: { kind: "javascript", module: "js_tools.ts", sandbox: "none" },
       remote: { kind: "javascript", module: "https://example.com/tool.ts" },
     }));
   } catch (e) {
@@ -87,9 +95,14 @@ Deno.test("buildTools: every broken block is named in one startup error", () => 
   assert.match(text, /tool 'dir': module is not a file/);
   assert.match(text, /tool 'nofn': a python tool needs function = /);
   assert.match(text, /tool 'badfn': function "a.b" is not a Python identifier/);
-  assert.match(text, /tool 'netpy': permissions.net cannot be enforced for a python tool/);
+  assert.match(
+    text,
+    /tool 'netpy': permissions.net cannot be enforced for a python tool with sandbox = "none"/,
+  );
+  assert.match(text, /tool 'hostspy': permissions.net of a python tool is true or false/);
+  assert.match(text, /tool 'nosandboxjs': sandbox applies to python tools/);
   assert.match(text, /tool 'remote': module "https:\/\/example.com\/tool.ts" is remote/);
-  assert.equal(err.problems.length, 6);
+  assert.equal(err.problems.length, 8);
   assert.ok(!text.includes("tool 'ok'"));
 });
 

@@ -10,7 +10,16 @@ import {
   type PythonToolOptions,
   realInterpreter,
 } from "../../src/tools/mod.ts";
-import { errorText, fixture, recordingContext, spec } from "./helpers.ts";
+import {
+  errorText,
+  fixture,
+  isRunning,
+  markedCount,
+  newMarker,
+  noneMarked,
+  recordingContext,
+  spec,
+} from "./helpers.ts";
 import { eventually } from "../_kit/mod.ts";
 
 const MODULE = fixture("py_tools.py");
@@ -20,17 +29,6 @@ function pyTool(fn: string, extra: Record<string, unknown> = {}, options?: Pytho
     spec(fn, { kind: "python", module: MODULE, function: fn, ...extra }),
     options,
   );
-}
-
-/** Whether a process still runs (a zombie has exited: it only waits for its parent to reap it). */
-function isRunning(pid: number): boolean {
-  try {
-    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
-    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
-  } catch (err) {
-    if (err instanceof Deno.errors.NotFound) return false;
-    throw err;
-  }
 }
 
 /** Waits until a process has stopped running (SIGKILL of a process group takes effect async). */
@@ -111,10 +109,10 @@ Deno.test("python: sys.exit(3) and leaving without a result are errors", async (
   assert.match(errorText(silent.result), /exited with code 0 before returning a result/);
 });
 
-Deno.test("python: a hanging tool is killed at its timeout with its children, and reaped", async () => {
+Deno.test("python (no sandbox): a hanging tool is killed at its timeout with its children, and reaped", async () => {
   const { ctx, events } = recordingContext();
   const started = performance.now();
-  const outcome = await pyTool("hang", { timeout: 800 }).call({}, ctx);
+  const outcome = await pyTool("hang", { timeout: 800, sandbox: "none" }).call({}, ctx);
   const elapsed = performance.now() - started;
   assert.equal(outcome.is_error, true);
   assert.match(errorText(outcome.result), /timed out after 800 ms/);
@@ -128,10 +126,10 @@ Deno.test("python: a hanging tool is killed at its timeout with its children, an
   assert.ok(await stopsRunning(pids.child), "the tool's child process still runs");
 });
 
-Deno.test("python: a timeout ends the call even when an escaped process holds the pipes", async () => {
+Deno.test("python (no sandbox): a timeout ends the call even when an escaped process holds the pipes", async () => {
   const { ctx, events } = recordingContext();
   const started = performance.now();
-  const outcome = await pyTool("escape", { timeout: 500 }).call({}, ctx);
+  const outcome = await pyTool("escape", { timeout: 500, sandbox: "none" }).call({}, ctx);
   const elapsed = performance.now() - started;
   const escaped = events.find((e) => e.name === "escaped")?.value as number | undefined;
   try {
@@ -144,9 +142,9 @@ Deno.test("python: a timeout ends the call even when an escaped process holds th
   assert.ok(escaped, "the tool reported the escaped pid");
 });
 
-Deno.test("python: aborting the run's signal kills the process at once", async () => {
+Deno.test("python (no sandbox): aborting the run's signal kills the process at once", async () => {
   const { ctx, events, controller } = recordingContext();
-  const call = pyTool("hang").call({}, ctx);
+  const call = pyTool("hang", { sandbox: "none" }).call({}, ctx);
   await eventually(() => events.length > 0, { interval: 10, what: "the tool to start" });
   const pids = events[0].value as { runner: number; child: number };
   const started = performance.now();
@@ -162,12 +160,40 @@ Deno.test("python: aborting the run's signal kills the process at once", async (
   assert.match(errorText(already.result), /cancelled before the tool started/);
 });
 
+Deno.test("python: in the sandbox, a timeout or a cancel ends every process of the call", async () => {
+  // Timeout: the tool's child and a child that left the process group both die with the sandbox.
+  const child = newMarker();
+  const escaped = newMarker();
+  const { ctx, events } = recordingContext();
+  const started = performance.now();
+  const [hang, escape] = await Promise.all([
+    pyTool("hang_marked", { timeout: 1500 }).call({ marker: child }, ctx),
+    pyTool("escape_marked", { timeout: 1500 }).call({ marker: escaped }, ctx),
+  ]);
+  assert.ok(performance.now() - started < 1500 + 1500);
+  assert.match(errorText(hang.result), /timed out after 1500 ms/);
+  assert.match(errorText(escape.result), /timed out after 1500 ms/);
+  assert.equal(events.length, 2, "both tools started their processes");
+  assert.ok(await noneMarked(child), "the tool's child outlived the call");
+  assert.ok(await noneMarked(escaped), "the escaped process outlived the call");
+
+  // Cancel.
+  const marker = newMarker();
+  const run = recordingContext();
+  const call = pyTool("hang_marked").call({ marker }, run.ctx);
+  await eventually(() => run.events.length > 0, { interval: 10, what: "the tool to start" });
+  assert.ok(await markedCount(marker, 1), "the tool's child is not running");
+  run.controller.abort();
+  assert.match(errorText((await call).result), /cancelled/);
+  assert.ok(await noneMarked(marker), "the tool's child outlived the cancelled call");
+});
+
 Deno.test("python: prints to stdout do not break the protocol", async () => {
   const { ctx } = recordingContext();
   assert.deepEqual(await pyTool("noisy").call({}, ctx), { result: "clean", is_error: false });
 });
 
-Deno.test("python: garbage on the protocol stream is an error, and the process is gone", async () => {
+Deno.test("python (no sandbox): garbage on the protocol stream is an error, and the process is gone", async () => {
   const dir = await Deno.makeTempDir({ prefix: "agentd_fake_python_" });
   try {
     // An "interpreter" that ignores the runner and writes something else, then lingers.
@@ -179,7 +205,7 @@ Deno.test("python: garbage on the protocol stream is an error, and the process i
     await Deno.chmod(garbage, 0o755);
     const { ctx } = recordingContext();
     const started = performance.now();
-    const outcome = await pyTool("success", {}, { python: garbage }).call({}, ctx);
+    const outcome = await pyTool("success", { sandbox: "none" }, { python: garbage }).call({}, ctx);
     assert.ok(performance.now() - started < 2000);
     assert.equal(outcome.is_error, true);
     const message = errorText(outcome.result);
@@ -191,7 +217,7 @@ Deno.test("python: garbage on the protocol stream is an error, and the process i
     const partial = `${dir}/partial`;
     await Deno.writeTextFile(partial, '#!/bin/sh\nprintf \'{"type": "res\'\n');
     await Deno.chmod(partial, 0o755);
-    const cut = await pyTool("success", {}, { python: partial }).call({}, ctx);
+    const cut = await pyTool("success", { sandbox: "none" }, { python: partial }).call({}, ctx);
     assert.match(errorText(cut.result), /not the tool protocol/);
   } finally {
     await Deno.remove(dir, { recursive: true });
@@ -240,7 +266,8 @@ Deno.test("python: the environment is narrowed to the base set plus permissions.
 
 Deno.test("python: large results and concurrent calls", async () => {
   const { ctx } = recordingContext();
-  const big = await pyTool("big_output").call({ size: 2_000_000 }, ctx);
+  const big = await pyTool("big_output", { limits: { result_bytes: 4_000_000 } })
+    .call({ size: 2_000_000 }, ctx);
   assert.equal(big.is_error, false);
   assert.equal((big.result as string).length, 2_000_000);
 
@@ -255,31 +282,42 @@ Deno.test("python: large results and concurrent calls", async () => {
     assert.deepEqual(o.state, { patch: [{ op: "replace", path: "/counter", value: i + 2 }] });
   });
 
-  const small = await pyTool("big_output", {}, { maxLineLength: 1000 }).call({ size: 5000 }, ctx);
-  assert.match(errorText(small.result), /line longer than 1000 characters/);
+  const small = await pyTool("big_output", { limits: { result_bytes: 1000 } })
+    .call({ size: 5000 }, ctx);
+  assert.match(
+    errorText(small.result),
+    /5002 bytes of JSON, more than limits.result_bytes \(1000\)/,
+  );
 });
 
-Deno.test("python: when the server dies, its tool processes die with it", async () => {
-  const host = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", fixture("orphan_host.ts")],
-    stdout: "piped",
-    stderr: "inherit",
-  }).spawn();
-  const reader = host.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let text = "";
-  while (!text.includes("\n")) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    text += value;
-  }
-  const pids = JSON.parse(text.split("\n")[0]) as { runner: number; child: number };
-  host.kill("SIGKILL");
-  await host.status;
-  await reader.cancel();
-  // The runner sees its stdin close and kills its process group.
-  assert.ok(await stopsRunning(pids.runner, 3000), "the runner outlived the server");
-  assert.ok(await stopsRunning(pids.child, 3000), "the tool's child outlived the server");
-});
+for (const sandbox of ["os", "none"]) {
+  Deno.test(`python (sandbox ${sandbox}): when the server dies, its tool processes die with it`, async () => {
+    const marker = newMarker();
+    const host = new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", "--no-prompt", fixture("orphan_host.ts"), sandbox, marker],
+      stdout: "piped",
+      stderr: "inherit",
+    }).spawn();
+    const reader = host.stdout.pipeThrough(new TextDecoderStream()).getReader();
+    let text = "";
+    while (!text.includes("\n")) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += value;
+    }
+    const pids = JSON.parse(text.split("\n")[0]) as { runner: number; child: number };
+    assert.ok(await markedCount(marker, 1), "the tool's child is not running");
+    host.kill("SIGKILL");
+    await host.status;
+    await reader.cancel();
+    if (sandbox === "none") {
+      // The runner sees its stdin close and kills its process group.
+      assert.ok(await stopsRunning(pids.runner, 3000), "the runner outlived the server");
+      assert.ok(await stopsRunning(pids.child, 3000), "the tool's child outlived the server");
+    }
+    assert.ok(await noneMarked(marker, 3000), "the tool's child outlived the server");
+  });
+}
 
 Deno.test("python: a command name is resolved once to the interpreter binary", async () => {
   const env = pythonEnv(spec("x", { kind: "python", module: MODULE, function: "echo" }));
