@@ -41,10 +41,11 @@ Deno.test("tracing: a run's spans reach an OTLP receiver with their names, attri
   );
   await using dir = await tempDir("agentd_tracing_");
   await dir.write({
-    "tools.js": "export function add(a) { return a.x + a.y; }\n",
+    // A tool's directory may not hold the manifest (docs/tools.md#the-tools-directory).
+    "tools/math.js": "export function add(a) { return a.x + a.y; }\n",
     "agent.hcl": `agent {\n  name = "traced"\n  capabilities = ["math"]\n}\n` +
       `capability "math" {\n  tools = ["add"]\n}\n` +
-      `tool "add" {\n  kind = "javascript"\n  module = "tools.js"\n  function = "add"\n}\n` +
+      `tool "add" {\n  kind = "javascript"\n  module = "tools/math.js"\n  function = "add"\n}\n` +
       `runtime {\n  storage {\n    path = ":memory:"\n  }\n}\nhttp_server {}\n`,
   });
   const env = Object.fromEntries(
