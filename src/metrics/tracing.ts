@@ -6,13 +6,7 @@
  * out non-recording spans and no context, so every helper here just runs its function. See
  * docs/observability.md.
  */
-import {
-  context,
-  ProxyTracerProvider,
-  type Span,
-  SpanStatusCode,
-  trace,
-} from "@opentelemetry/api";
+import { context, ProxyTracerProvider, type Span, SpanStatusCode, trace } from "@opentelemetry/api";
 
 /** The part of an OpenTelemetry span the wrappers use. */
 export type SpanLike = Pick<Span, "setAttribute" | "setStatus" | "end">;
