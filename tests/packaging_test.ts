@@ -18,6 +18,7 @@ import { dirname, join, relative } from "node:path";
 import { fileURLToPath as fromFileUrl } from "node:url";
 import denoConfig from "../deno.json" with { type: "json" };
 import { JS_HOST_SOURCE, JS_HOST_URL } from "../src/tools/js_host_source.ts";
+import { CHECKPOINTER_SOURCE, CHECKPOINTER_URL } from "../src/store/sqlite/checkpointer.ts";
 import { tempDir } from "./_kit/mod.ts";
 
 const ROOT = dirname(dirname(fromFileUrl(import.meta.url)));
@@ -73,6 +74,11 @@ const ALLOWED: { file: string; name: string; why: string }[] = [
     file: "src/tools/python_tool.ts",
     name: "Deno.stat",
     why: "checks that the configured Python interpreter exists",
+  },
+  {
+    file: "src/store/sqlite/checkpointer.ts",
+    name: "new Worker",
+    why: "started from CHECKPOINTER_URL, a data: URL (checked below), nothing to include",
   },
 ];
 
@@ -147,18 +153,25 @@ Deno.test("no run-time read of repository files outside the allowlist", async ()
   assert.deepEqual(stale, [], "allowlist entries that no longer match anything");
 });
 
-Deno.test("the JS tool process's bootstrap is a data: URL (nothing to include in a binary)", () => {
-  assert.ok(JS_HOST_URL.startsWith("data:text/javascript;base64,"));
-  const decoded = new TextDecoder().decode(
-    Uint8Array.from(atob(JS_HOST_URL.split(",")[1]), (c) => c.charCodeAt(0)),
-  );
-  assert.equal(decoded, JS_HOST_SOURCE);
-  // A data: module cannot resolve relative imports, and a compiled binary loads data: URLs as
-  // plain JavaScript (no TypeScript): the bootstrap must be self-contained JavaScript.
-  assert.doesNotMatch(decoded, /^\s*import\s[^(]/m, "no static import in the bootstrap");
-  assert.doesNotMatch(decoded, /^\s*export\s/m);
-  new Function(`return async () => {${decoded.replace(/^"use strict";/, "")}}`);
-});
+for (
+  const [name, url, source] of [
+    ["the JS tool process's bootstrap", JS_HOST_URL, JS_HOST_SOURCE],
+    ["the SQLite checkpoint worker", CHECKPOINTER_URL, CHECKPOINTER_SOURCE],
+  ]
+) {
+  Deno.test(`${name} is a data: URL (nothing to include in a binary)`, () => {
+    assert.ok(url.startsWith("data:text/javascript;base64,"));
+    const decoded = new TextDecoder().decode(
+      Uint8Array.from(atob(url.split(",")[1]), (c) => c.charCodeAt(0)),
+    );
+    assert.equal(decoded, source);
+    // A data: module cannot resolve relative imports, and a compiled binary loads data: URLs as
+    // plain JavaScript (no TypeScript): the bootstrap must be self-contained JavaScript.
+    assert.doesNotMatch(decoded, /^\s*import\s[^(]/m, "no static import in the bootstrap");
+    assert.doesNotMatch(decoded, /^\s*export\s/m);
+    new Function(`return async () => {${decoded.replace(/^"use strict";/, "")}}`);
+  });
+}
 
 Deno.test("what the program loads is in the module graph or in --include", async () => {
   const graph = await denoJson(["info", "--json", "main.ts"]) as Graph;

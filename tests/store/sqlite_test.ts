@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
 import { openStore, StoreError } from "../../src/store/mod.ts";
-import { openTestStore, tempDir } from "../_kit/mod.ts";
+import { eventually, openTestStore, tempDir } from "../_kit/mod.ts";
 import { migrations } from "../../src/store/migrations/mod.ts";
 import { storeContract } from "./contract.ts";
 
@@ -24,6 +24,23 @@ Deno.test("sqlite: the file is in WAL mode and records its migrations once", asy
   assert.equal(db.prepare("PRAGMA journal_mode").get()?.journal_mode, "wal");
   const versions = db.prepare("SELECT version FROM schema_migrations").all();
   assert.deepEqual(versions.map((r) => r.version), migrations.map((m) => m.version));
+});
+
+Deno.test("sqlite: the WAL is folded into the database file while the store runs", async () => {
+  await using fx = await openTestStore("sqlite");
+  const before = (await Deno.stat(fx.path!)).size;
+  await fx.store.createSession("t", { session_id: "s" });
+  const long = "x".repeat(4000);
+  for (let i = 0; i < 50; i++) {
+    await fx.store.appendMessages("t", "s", [{
+      role: "user",
+      content: [{ type: "text", value: `${i} ${long}` }],
+    }]);
+  }
+  // Checkpoints (a worker's, off the request thread) copy the pages into the file itself.
+  await eventually(async () => (await Deno.stat(fx.path!)).size > before + 100_000, {
+    what: "the database file to grow by what the WAL held",
+  });
 });
 
 Deno.test("sqlite: two stores on one file see each other's writes", async () => {

@@ -8,6 +8,7 @@
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { DatabaseSync, type SQLInputValue, type StatementSync } from "node:sqlite";
+import { type Checkpointer, startCheckpointer } from "./checkpointer.ts";
 import type {
   Checkpoint,
   Message,
@@ -59,6 +60,9 @@ export interface SqliteStoreOptions {
 }
 
 type Row = Record<string, SQLInputValue>;
+
+/** How often the checkpoint worker folds the WAL into the database file. */
+const CHECKPOINT_INTERVAL_MS = 250;
 
 const RUN_COLUMNS =
   "seq, run_id, session_id, tenant_id, status, parent_checkpoint_id, checkpoint_id, result, " +
@@ -154,6 +158,7 @@ export class SqliteStore implements Store {
   readonly kind = "sqlite" as const;
   readonly #db: DatabaseSync;
   readonly #statements = new Map<string, StatementSync>();
+  #checkpointer: Checkpointer | null = null;
   readonly #clock: Clock;
 
   /** Opens (and creates) the database; call `migrate()` before use. */
@@ -390,12 +395,32 @@ export class SqliteStore implements Store {
     });
   }
 
-  close(): Promise<void> {
-    return attempt(() => {
-      if (!this.#db.isOpen) return;
-      this.#statements.clear();
-      this.#db.close();
+  /**
+   * Hands WAL checkpoints to a worker thread (see checkpointer.ts): this connection stops running
+   * them inside its commits. Without a worker, SQLite's own checkpoints stay on.
+   */
+  async startCheckpointer(path: string, busyTimeoutMs: number): Promise<void> {
+    const checkpointer = await startCheckpointer({
+      path,
+      intervalMs: CHECKPOINT_INTERVAL_MS,
+      busyTimeoutMs,
+      onFailure: () => {
+        this.#checkpointer = null;
+        if (this.#db.isOpen) this.#db.exec("PRAGMA wal_autocheckpoint = 1000");
+      },
     });
+    if (!checkpointer) return;
+    this.#checkpointer = checkpointer;
+    this.#db.exec("PRAGMA wal_autocheckpoint = 0");
+  }
+
+  async close(): Promise<void> {
+    const checkpointer = this.#checkpointer;
+    this.#checkpointer = null;
+    await checkpointer?.stop();
+    if (!this.#db.isOpen) return;
+    this.#statements.clear();
+    this.#db.close();
   }
 
   // Sessions
@@ -906,11 +931,17 @@ export class SqliteStore implements Store {
 /** Thrown inside `deleteMessage`'s transaction to roll it back when there was nothing to remove. */
 class NothingRemoved extends Error {}
 
-/** Opens a SQLite store at `path` (a file or `:memory:`) and runs the migrations. */
+/**
+ * Opens a SQLite store at `path` (a file or `:memory:`), runs the migrations and, for a file,
+ * starts its checkpoint worker.
+ */
 export async function openSqliteStore(options: SqliteStoreOptions): Promise<SqliteStore> {
   const store = new SqliteStore(options);
   try {
     await store.migrate();
+    if (options.path !== ":memory:") {
+      await store.startCheckpointer(options.path, Math.max(0, options.busyTimeoutMs ?? 5000));
+    }
   } catch (error) {
     await store.close();
     throw error;
