@@ -85,3 +85,42 @@ async function runContext(
   const checkpoint = await store.getCheckpoint(tenant, run.session_id, id);
   return checkpoint?.state.context ?? null;
 }
+
+/** One run of a chain with what its link keeps and the messages it added. */
+export interface ChainRunState {
+  run: Run;
+  /** What the caller kept with the link (null for the origin). */
+  note: unknown;
+  /** The messages of the session's conversation this run wrote, oldest first. */
+  messages: Message[];
+}
+
+/** A chain of runs (the runs continuing an origin run) with what each left. */
+export interface ChainState {
+  origin_run_id: string;
+  /** Oldest first; the last is the chain's latest run. */
+  runs: ChainRunState[];
+  /** The context the latest run leaves (see `runContext`). */
+  context: Record<string, unknown> | null;
+}
+
+/** The chain of a run (from any of its runs), or null when the tenant has no such run. */
+export async function chainState(
+  store: Store,
+  tenant: string,
+  runId: string,
+): Promise<ChainState | null> {
+  const chain = await store.runChain(tenant, runId);
+  if (!chain) return null;
+  const latest = chain.runs[chain.runs.length - 1].run;
+  const [messages, context] = await Promise.all([
+    store.allMessages(tenant, latest.session_id),
+    runContext(store, tenant, latest),
+  ]);
+  const byRun = Map.groupBy(messages, (m) => m.run_id);
+  return {
+    origin_run_id: chain.origin_run_id,
+    runs: chain.runs.map(({ run, note }) => ({ run, note, messages: byRun.get(run.run_id) ?? [] })),
+    context,
+  };
+}

@@ -4,21 +4,31 @@
  * across replicas, and keeps no zombie runs (heartbeats, a sweeper, graceful shutdown).
  */
 import { type Clock, systemClock } from "../clock.ts";
-import type { Run, RunRequest } from "../api/schemas.ts";
+import type { Page, Run, RunRequest } from "../api/schemas.ts";
 import type { Config } from "../config/schema.ts";
 import { errors } from "../errors.ts";
 import { type EndNotice, makeEvent, type RunEvent, type RunEventOf } from "../engine/events.ts";
 import type { Logger } from "../log.ts";
 import type { PubSub } from "../pubsub/types.ts";
 import {
+  type ChainFilter,
+  type ChainHead,
   ConversationChanged,
   type NewRun,
+  type PageQuery,
   type RunOutcome,
   type StepCommit,
   type Store,
 } from "../store/types.ts";
 import { AsyncQueue } from "./queue.ts";
-import { type RunState, runState, type SessionState, sessionState } from "./reads.ts";
+import {
+  type ChainState,
+  chainState,
+  type RunState,
+  runState,
+  type SessionState,
+  sessionState,
+} from "./reads.ts";
 
 /** The ids of one run. */
 type RunIds = { tenant_id: string; session_id: string; run_id: string };
@@ -67,6 +77,8 @@ interface ActiveRun {
   done: Promise<void>;
   /** The engine's last step, committed with the outcome. */
   last: StepCommit | null;
+  /** The origin of the chain the run continues, if it continues one. */
+  chain?: string;
   /** `performance.now()` at start, for the duration in the "run finished" log line. */
   started: number;
 }
@@ -109,6 +121,24 @@ export function decodeRunMessage(message: string): RunEvent[] {
   return Array.isArray(parsed) ? parsed : [parsed];
 }
 
+/**
+ * The pub/sub channel of the live events of every run continuing the chain of `originRunId` (the
+ * origin's own events are on its run channel only), so one subscription follows a chain's turns.
+ */
+export function chainChannel(originRunId: string): string {
+  return `chain:${originRunId}`;
+}
+
+/** A run continuing a chain: its origin, and what to keep with the link. */
+export type RunLink = NonNullable<NewRun["link"]>;
+
+/** A subscription to a chain's continuing runs; `close` ends it (and `events`). */
+export interface ChainFollower {
+  /** Their events from the time of subscribing, then an `EndNotice` if delivery breaks. */
+  events: AsyncIterable<RunEvent | EndNotice>;
+  close(): void;
+}
+
 /** Starts, cancels and observes runs; one per process (or per test server). */
 export class RunService {
   readonly replicaId: string;
@@ -120,7 +150,8 @@ export class RunService {
   readonly #attachedLimits: Config["manifest"]["runtime"]["attached"];
   readonly #active = new Map<string, ActiveRun>();
   /** Encoded events waiting for the next publish, by run id. */
-  readonly #outbox = new Map<string, string[]>();
+  /** Events waiting for the end of the event-loop turn, per run (with the chain it continues). */
+  readonly #outbox = new Map<string, { chain?: string; events: string[] }>();
   #flushTimer?: ReturnType<typeof setTimeout>;
   readonly #clock: Clock;
   #accepting = true;
@@ -161,12 +192,17 @@ export class RunService {
    * Validates and starts a run. Every client mistake is thrown before anything is written; the
    * session is created when the request names one that does not exist yet.
    */
-  async start(tenant: string, request: RunRequest, attached: boolean): Promise<StartedRun> {
+  async start(
+    tenant: string,
+    request: RunRequest,
+    attached: boolean,
+    link?: RunLink,
+  ): Promise<StartedRun> {
     if (!this.#accepting) throw errors.shuttingDown();
     const sessionId = request.session_id ?? crypto.randomUUID();
     const runId = request.run_id ?? crypto.randomUUID();
     const ids = { tenant_id: tenant, session_id: sessionId, run_id: runId };
-    const prepared = await this.#begin(ids, request);
+    const prepared = await this.#begin(ids, request, link);
     const active: ActiveRun = {
       tenant,
       run_id: runId,
@@ -178,6 +214,7 @@ export class RunService {
       done: Promise.resolve(),
       last: null,
       started: performance.now(),
+      ...(link ? { chain: link.origin_run_id } : {}),
     };
     this.#active.set(runId, active);
     this.#log.info("run started", { tenant, run_id: runId, session_id: sessionId, attached });
@@ -195,7 +232,7 @@ export class RunService {
    * transaction. A conversation that changed between the plan and the write (a message added or
    * deleted meanwhile) is planned again; after `START_ATTEMPTS` it is 409003.
    */
-  async #begin(ids: RunIds, request: RunRequest): Promise<PreparedRun> {
+  async #begin(ids: RunIds, request: RunRequest, link?: RunLink): Promise<PreparedRun> {
     for (let attempt = 1;; attempt++) {
       const prepared = await this.#engine.prepare(ids, request);
       try {
@@ -205,6 +242,7 @@ export class RunService {
           parent_checkpoint_id: prepared.parent_checkpoint_id,
           owner: this.replicaId,
           ...prepared.begin,
+          ...(link ? { link } : {}),
         });
         return prepared;
       } catch (error) {
@@ -270,6 +308,74 @@ export class RunService {
   /** What a run left behind (its messages, its context), or null. */
   runState(tenant: string, runId: string): Promise<RunState | null> {
     return runState(this.#store, tenant, runId);
+  }
+
+  /** The chain a run belongs to, with what each of its runs left; null when absent. */
+  chainState(tenant: string, runId: string): Promise<ChainState | null> {
+    return chainState(this.#store, tenant, runId);
+  }
+
+  /** The tenant's chains, each as its latest run, most recently updated first. */
+  listChains(tenant: string, filter: ChainFilter, page: PageQuery): Promise<Page<ChainHead>> {
+    return this.#store.listChains(tenant, filter, page);
+  }
+
+  /**
+   * Ends a chain whose latest run (`latest`, interrupted) waits for input, without going on: a
+   * run continuing the chain from `latest`'s checkpoint is recorded `cancelled` at once, without
+   * executing anything, and announced to the chain's followers. The session is untouched (a
+   * later run closes the waiting calls as unanswered, as after any interrupted run). Fails like
+   * any start when the session is busy.
+   */
+  async cancelChain(tenant: string, latest: Run, link: RunLink): Promise<Run> {
+    if (!this.#accepting) throw errors.shuttingDown();
+    const runId = crypto.randomUUID();
+    await this.#store.createRun(tenant, {
+      run_id: runId,
+      session_id: latest.session_id,
+      parent_checkpoint_id: latest.checkpoint_id ?? latest.parent_checkpoint_id,
+      owner: this.replicaId,
+      link,
+    });
+    const run = await this.#store.finishRun(runId, { status: "cancelled" });
+    this.#log.info("chain cancelled while waiting", {
+      tenant,
+      run_id: runId,
+      session_id: run.session_id,
+      chain: link.origin_run_id,
+    });
+    const event = makeEvent("run_finished", {
+      session_id: run.session_id,
+      run_id: runId,
+      status: run.status,
+      interrupt_payload: null,
+      result: null,
+      error: null,
+    });
+    await this.#pubsub.publish(chainChannel(link.origin_run_id), JSON.stringify(event));
+    return run;
+  }
+
+  /**
+   * Follows the runs that continue the chain of `originRunId` from now on (subscribe before
+   * reading the chain's state, so no continuation slips between the read and the subscription).
+   */
+  async followChain(originRunId: string): Promise<ChainFollower> {
+    const sub = await this.#pubsub.subscribe(chainChannel(originRunId));
+    return {
+      events: (async function* () {
+        try {
+          for await (const message of sub) yield* decodeRunMessage(message);
+          const why = await sub.ended;
+          if (why !== "closed") {
+            yield { notice: why === "overflow" ? "subscriber_overflow" : "transport_lost" };
+          }
+        } finally {
+          sub.close();
+        }
+      })(),
+      close: () => sub.close(),
+    };
   }
 
   /**
@@ -415,7 +521,7 @@ export class RunService {
    * stream is full: the run then waits for its client (backpressure), up to `drain_timeout`.
    */
   #deliver(active: ActiveRun, event: RunEvent): Promise<void> | undefined {
-    this.#publish(active.run_id, event);
+    this.#publish(active, event);
     const queue = active.attached;
     if (!queue || queue.push(event)) return undefined;
     return this.#awaitRoom(active, queue, event);
@@ -447,22 +553,28 @@ export class RunService {
    * as one message per run (a model that streams a burst of tokens costs one publish, not one per
    * token), in order, at the next turn.
    */
-  #publish(runId: string, event: RunEvent): void {
-    const box = this.#outbox.get(runId);
-    if (box) box.push(JSON.stringify(event));
-    else this.#outbox.set(runId, [JSON.stringify(event)]);
+  #publish(active: ActiveRun, event: RunEvent): void {
+    const box = this.#outbox.get(active.run_id);
+    if (box) box.events.push(JSON.stringify(event));
+    else this.#outbox.set(active.run_id, { chain: active.chain, events: [JSON.stringify(event)] });
     this.#flushTimer ??= setTimeout(() => this.#flush(), 0);
   }
 
-  /** Publishes what `#publish` queued. */
+  /**
+   * Publishes what `#publish` queued, on the run's channel and, for a run continuing a chain, on
+   * the chain's (so one subscription follows every later turn).
+   */
   #flush(): void {
     clearTimeout(this.#flushTimer);
     this.#flushTimer = undefined;
     for (const [runId, box] of this.#outbox) {
-      const message = box.length === 1 ? box[0] : `[${box.join(",")}]`;
-      this.#pubsub.publish(runChannel(runId), message).catch((err) => {
-        this.#log.warn("publish failed", { run_id: runId, error: String(err) });
-      });
+      const message = box.events.length === 1 ? box.events[0] : `[${box.events.join(",")}]`;
+      const channels = [runChannel(runId), ...(box.chain ? [chainChannel(box.chain)] : [])];
+      for (const channel of channels) {
+        this.#pubsub.publish(channel, message).catch((err) => {
+          this.#log.warn("publish failed", { run_id: runId, error: String(err) });
+        });
+      }
     }
     this.#outbox.clear();
   }
@@ -519,6 +631,12 @@ export class RunService {
           },
         });
         await this.#pubsub.publish(runChannel(run.run_id), JSON.stringify(event)).catch(() => {});
+        // A run continuing a chain tells the chain's followers too.
+        const chain = await this.#store.runChain(run.tenant_id, run.run_id).catch(() => null);
+        if (chain && chain.origin_run_id !== run.run_id) {
+          await this.#pubsub.publish(chainChannel(chain.origin_run_id), JSON.stringify(event))
+            .catch(() => {});
+        }
       }
     } catch (err) {
       this.#log.warn("poll failed", { error: String(err) });

@@ -12,9 +12,25 @@ import type { PageQuery } from "./types.ts";
 const VERSION = "v1";
 const SHAPE = /^v1:(\d{1,16})$/;
 
+/** Text as an opaque URL-safe token (base64url without padding). */
+function token(text: string): string {
+  return btoa(text).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
+}
+
+/** The text of a token; anything that is not one is a `StoreError` `invalid_cursor`. */
+function untoken(page: string): string {
+  if (!/^[A-Za-z0-9_-]+$/.test(page)) throw errors.invalidCursor();
+  try {
+    const padded = page.replaceAll("-", "+").replaceAll("_", "/");
+    return atob(padded + "=".repeat((4 - padded.length % 4) % 4));
+  } catch {
+    throw errors.invalidCursor();
+  }
+}
+
 /** Encodes the `seq` of a page's last row as the opaque `next_page` string. */
 export function encodeCursor(seq: number): string {
-  return btoa(`${VERSION}:${seq}`).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
+  return token(`${VERSION}:${seq}`);
 }
 
 /**
@@ -23,18 +39,49 @@ export function encodeCursor(seq: number): string {
  */
 export function decodeCursor(page: string | null | undefined): number {
   if (page === undefined || page === null) return 0;
-  const invalid = errors.invalidCursor;
-  if (!/^[A-Za-z0-9_-]+$/.test(page)) throw invalid();
-  let text: string;
-  try {
-    const padded = page.replaceAll("-", "+").replaceAll("_", "/");
-    text = atob(padded + "=".repeat((4 - padded.length % 4) % 4));
-  } catch {
-    throw invalid();
-  }
-  const match = SHAPE.exec(text);
-  if (!match || !Number.isSafeInteger(Number(match[1]))) throw invalid();
+  const match = SHAPE.exec(untoken(page));
+  if (!match || !Number.isSafeInteger(Number(match[1]))) throw errors.invalidCursor();
   return Number(match[1]);
+}
+
+/** The key of a row in a newest-first list: its time (epoch ms), then its `seq`. */
+export interface RecentKey {
+  time: number;
+  seq: number;
+}
+
+const RECENT = /^v1r:(\d{1,16}):(\d{1,16})$/;
+
+/**
+ * Decodes the cursor of a newest-first list (rows ordered by time, then `seq`, descending): the
+ * key of the previous page's last row, before which this page starts (null: from the newest).
+ */
+export function decodeRecentCursor(page: string | null | undefined): RecentKey | null {
+  if (page === undefined || page === null) return null;
+  const match = RECENT.exec(untoken(page));
+  const [time, seq] = [Number(match?.[1]), Number(match?.[2])];
+  if (!match || !Number.isSafeInteger(time) || !Number.isSafeInteger(seq)) {
+    throw errors.invalidCursor();
+  }
+  return { time, seq };
+}
+
+/** The list envelope of a newest-first page from up to `per_page + 1` rows. */
+export function toRecentPage<R, T>(
+  rows: R[],
+  perPage: number,
+  count: number,
+  toRecord: (row: R) => T,
+  key: (row: R) => RecentKey,
+): Page<T> {
+  const more = rows.length > perPage;
+  const shown = more ? rows.slice(0, perPage) : rows;
+  const last = more ? key(shown[shown.length - 1]) : null;
+  return {
+    items: shown.map(toRecord),
+    count,
+    next_page: last ? token(`v1r:${last.time}:${last.seq}`) : null,
+  };
 }
 
 /**

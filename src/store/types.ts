@@ -60,6 +60,12 @@ export interface NewRun {
   fork_checkpoint_id?: string | null;
   /** Messages the run starts with, appended to the conversation as they are. */
   messages?: Message[];
+  /**
+   * The run continues the chain of `origin_run_id`, a run of the same session (see
+   * `runChain`); the link is written in the run's transaction, with `note` (any JSON the caller
+   * keeps with it).
+   */
+  link?: { origin_run_id: string; note?: unknown };
 }
 
 /** The terminal outcome of a run. */
@@ -120,6 +126,32 @@ export class ConversationChanged extends Error {
     super(`the conversation of session '${sessionId}' changed while the run was being started`);
     this.name = "ConversationChanged";
   }
+}
+
+/** A run of a chain, with the note its link keeps (null for the origin). */
+export interface ChainedRun {
+  run: Run;
+  note: unknown;
+}
+
+/** A chain of runs: the first run and each run linked to it, oldest first. */
+export interface RunChain {
+  origin_run_id: string;
+  runs: ChainedRun[];
+}
+
+/** Filters of `listChains`, applied to each chain's latest run; times are epoch ms. */
+export interface ChainFilter {
+  session_id?: string;
+  statuses?: RunStatus[];
+  /** The latest run changed at or after this time. */
+  updated_since?: number;
+}
+
+/** A chain as `listChains` lists it: its origin and its latest run. */
+export interface ChainHead {
+  origin_run_id: string;
+  run: Run;
 }
 
 /** A run whose owner stopped heartbeating, as returned by the sweeper. */
@@ -196,6 +228,16 @@ export interface Store {
     filter: RunFilter,
     page: PageQuery,
   ): Promise<Page<Run>>;
+  /**
+   * The chain a run belongs to: its origin (the run itself unless a link names another) and the
+   * origin's runs, oldest first. Null when the tenant has no such run.
+   */
+  runChain(tenant: string, runId: string): Promise<RunChain | null>;
+  /**
+   * The tenant's chains (a run with no link and the runs linked to it count once, as the latest of
+   * them), filtered on that latest run, most recently updated first; `count` counts every match.
+   */
+  listChains(tenant: string, filter: ChainFilter, page: PageQuery): Promise<Page<ChainHead>>;
   /**
    * A step boundary of a running run, one transaction: appends the step's messages and writes its
    * checkpoint, which becomes the run's `checkpoint_id` (and moves its `updated_at`).

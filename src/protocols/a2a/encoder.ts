@@ -110,7 +110,7 @@ export class A2aEncoder {
             },
           });
         }
-        out.push(this.#status(taskStatus(event, isoOf(event.timestamp))));
+        out.push(this.#status(taskStatus(event, isoOf(event.timestamp), this.#taskId)));
         return out;
       }
       default:

@@ -148,6 +148,13 @@ export const a2aErrors = {
     A2aError.of("TASK_NOT_FOUND", `task '${taskId}' does not exist or is not accessible`, {
       taskId,
     }),
+  /** A run that continues a task: a turn of it, not a task of its own. */
+  taskNotFoundAsTurn: (runId: string, taskId: string) =>
+    A2aError.of(
+      "TASK_NOT_FOUND",
+      `'${runId}' is no task: it is a turn (a run) of task '${taskId}'; use that task's id`,
+      { taskId: runId, continues: taskId },
+    ),
   taskNotCancelable: (taskId: string, state: string) =>
     A2aError.of("TASK_NOT_CANCELABLE", `task '${taskId}' is ${state} and cannot be canceled`, {
       taskId,

@@ -28,6 +28,7 @@ import { A2aError, a2aErrors, fromApiError, JSON_RPC } from "./errors.ts";
 import {
   cancelTask,
   getTask,
+  listTasks,
   prepareSend,
   sendMessage,
   streamMessage,
@@ -36,6 +37,7 @@ import {
 import {
   CancelTaskRequestSchema,
   GetTaskRequestSchema,
+  ListTasksRequestSchema,
   SendMessageRequestSchema,
   type StreamResponse,
   SubscribeToTaskRequestSchema,
@@ -89,9 +91,9 @@ const METHODS: Record<string, Method> = {
     });
     return { result: task };
   },
-  ListTasks(c) {
-    callOf(c);
-    throw a2aErrors.unsupported("listing tasks is not supported by this agent; read a task by id");
+  async ListTasks(c, params) {
+    const request = validate(ListTasksRequestSchema, params, "params");
+    return { result: await listTasks(call(c, request.tenant), request) };
   },
   async CancelTask(c, params) {
     const request = validate(required(CancelTaskRequestSchema), params, "params");

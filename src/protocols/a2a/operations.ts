@@ -1,17 +1,23 @@
 /**
  * The A2A operations over the run service, shared by both bindings (JSON-RPC and HTTP+JSON): send
- * (blocking or not), stream, get, cancel, subscribe. A task is a native run and a context a
- * session, so nothing here stores anything of its own; every request becomes the run-service call
- * the native API makes, and every read of a task or a context is a run-service read. The bindings
- * only decode requests into these calls and encode what they return (or throw).
+ * (blocking or not), stream, get, list, cancel, subscribe. The bindings only decode requests into
+ * these calls and encode what they return (or throw).
+ *
+ * A task is a chain of native runs in one session (docs/a2a.md, "Tasks and runs"): its first run
+ * is the task (same id), a message answering an input-required task starts a run that continues
+ * the chain, and the task's state is its latest run's. A context is a session. Nothing here
+ * stores anything of its own: every request becomes the run-service call the native API makes,
+ * and every read is a run-service read.
  */
 import type { MessageInput as NativeMessageInput, Run, RunRequest } from "../../api/schemas.ts";
 import type { EndNotice, RunEvent } from "../../engine/events.ts";
-import { ApiError } from "../../errors.ts";
 import { apiErrorOf } from "../../http/kit/mod.ts";
+import type { ChainState, SessionState } from "../../runs/reads.ts";
+import type { RunLink } from "../../runs/service.ts";
+import { ClientIdSchema } from "../../api/schemas.ts";
 import type { A2aCall } from "./call.ts";
 import { declaredExtensions } from "./card.ts";
-import { encodeRunEvents, submittedTask } from "./encoder.ts";
+import { A2aEncoder, encodeRunEvents, submittedTask } from "./encoder.ts";
 import { a2aErrors } from "./errors.ts";
 import {
   checkParts,
@@ -25,16 +31,34 @@ import {
   resumeAnswers,
   userInput,
 } from "./request.ts";
-import type { SessionState } from "../../runs/reads.ts";
-import type { MessageInput, SendMessageRequest, StreamResponse, Task } from "./schemas.ts";
-import { buildTask, type TaskViewOptions } from "./task.ts";
-import { ClientIdSchema } from "../../api/schemas.ts";
+import {
+  LIST_PAGE_SIZE,
+  type ListTasksRequest,
+  type ListTasksResponse,
+  type MessageInput,
+  type SendMessageRequest,
+  type StreamResponse,
+  type Task,
+  type TaskState,
+} from "./schemas.ts";
+import {
+  buildTask,
+  noteMessage,
+  taskHead,
+  taskState,
+  type TaskViewOptions,
+  turnNote,
+} from "./task.ts";
 
 export type { A2aCall } from "./call.ts";
 
 /** A send request mapped onto a run request, ready to start. */
 export interface PreparedSend {
   request: RunRequest & { run_id: string; session_id: string };
+  /** The task the run is a turn of (the run itself for a new task). */
+  taskId: string;
+  /** For a message continuing a task: the link of its run to the task's chain. */
+  link?: RunLink;
   modes: OutputModes;
   historyLength?: number | null;
   returnImmediately: boolean;
@@ -44,8 +68,9 @@ export interface PreparedSend {
 
 /**
  * Maps `SendMessageRequest` to a run request. A message with the `taskId` of an input-required
- * task answers its pending calls (a new run resuming the session); one with a `contextId`
- * continues that session; one with neither starts a new session.
+ * task continues that task: a run linked to its chain, answering the calls it waits for (or, when
+ * it waits for none, going on with the message); one with a `contextId` starts a new task in that
+ * session; one with neither starts a new session.
  */
 export async function prepareSend(call: A2aCall, body: SendMessageRequest): Promise<PreparedSend> {
   const { runs } = call.services;
@@ -74,27 +99,33 @@ export async function prepareSend(call: A2aCall, body: SendMessageRequest): Prom
 
   let sessionId: string | undefined;
   let state: SessionState | null = null;
+  let taskId: string = runId;
+  let link: RunLink | undefined;
   if (message.taskId) {
-    const run = await runs.getRun(call.tenant, message.taskId);
-    if (!run) throw a2aErrors.taskNotFound(message.taskId);
-    if (message.contextId && message.contextId !== run.session_id) {
+    const chain = await loadChain(call, message.taskId);
+    const latest = latestRun(chain);
+    if (message.contextId && message.contextId !== latest.session_id) {
       throw a2aErrors.invalid(
-        `contextId '${message.contextId}' is not the context of task '${run.run_id}'`,
+        `contextId '${message.contextId}' is not the context of task '${chain.origin_run_id}'`,
         [{
           field: "message.contextId",
-          description: `task '${run.run_id}' is in '${run.session_id}'`,
+          description: `task '${chain.origin_run_id}' is in '${latest.session_id}'`,
         }],
       );
     }
-    state = await runs.sessionState(call.tenant, run.session_id);
-    assertWaitingForInput(run, state);
-    sessionId = run.session_id;
-    const pending = pendingCalls(run.interrupt_payload);
+    state = await runs.sessionState(call.tenant, latest.session_id);
+    assertWaitingForInput(chain, state);
+    assertNewMessageId(state, message.messageId, chain);
+    sessionId = latest.session_id;
+    taskId = chain.origin_run_id;
+    const pending = pendingCalls(latest.interrupt_payload);
     if (pending.length > 0) {
-      // The message is the answer, not conversation: the calls get their results, and nothing
-      // else is added to the conversation (the run continues from there).
+      // The message is the answer, not conversation: the calls get their results and nothing is
+      // added to the conversation; the link keeps the message, so history shows the turn.
       return {
         ...common,
+        taskId,
+        link: { origin_run_id: taskId, note: turnNote(message, sessionId, taskId) },
         request: {
           session_id: sessionId,
           run_id: runId,
@@ -105,16 +136,17 @@ export async function prepareSend(call: A2aCall, body: SendMessageRequest): Prom
       };
     }
     // Interrupted without pending calls (max_steps, shutdown): the message simply goes on.
+    link = { origin_run_id: taskId };
   } else if (message.contextId) {
     sessionId = contextIdOf(message.contextId);
     state = await runs.sessionState(call.tenant, sessionId);
+    assertNewMessageId(state, message.messageId);
   }
 
   const input = userInput(message);
   const session = sessionId ?? crypto.randomUUID();
   let context: Record<string, unknown> | undefined;
   if (input.data.length > 0) context = mergedContext(state?.context ?? null, input.data);
-  assertNewMessageId(state, message.messageId);
   const userMessage: NativeMessageInput = {
     message_id: message.messageId,
     role: "user",
@@ -122,6 +154,8 @@ export async function prepareSend(call: A2aCall, body: SendMessageRequest): Prom
   };
   return {
     ...common,
+    taskId,
+    ...(link ? { link } : {}),
     request: {
       session_id: session,
       run_id: runId,
@@ -146,8 +180,8 @@ function activateExtensions(call: A2aCall, message: MessageInput): string[] {
 }
 
 /**
- * A `messageId` is kept as sent: it becomes the native message id, so it must be one the native
- * API takes (a UUID always is).
+ * A `messageId` is kept as sent: it becomes the native message id (or, for an answer, the id of
+ * the turn in history), so it must be one the native API takes (a UUID always is).
  */
 function checkMessageId(messageId: string): void {
   const parsed = ClientIdSchema.safeParse(messageId);
@@ -161,10 +195,17 @@ function checkMessageId(messageId: string): void {
   }
 }
 
-/** A `messageId` already sent in the context is refused, never renamed. */
-function assertNewMessageId(session: SessionState | null, messageId: string): void {
+/** A `messageId` already sent in the context (or answering this task) is refused, not renamed. */
+function assertNewMessageId(
+  session: SessionState | null,
+  messageId: string,
+  chain?: ChainState,
+): void {
   const sent = session?.messages.find((m) => m.message_id === messageId);
   if (sent) throw duplicateMessageId(messageId, sent.run_id);
+  if (chain?.runs.some((r) => noteMessage(r.note)?.messageId === messageId)) {
+    throw duplicateMessageId(messageId, chain.origin_run_id);
+  }
 }
 
 function duplicateMessageId(messageId: string, taskId?: string | null) {
@@ -178,39 +219,49 @@ function duplicateMessageId(messageId: string, taskId?: string | null) {
 /**
  * Only an input-required task takes a message: a working one takes no input until it asks, a
  * terminal one none at all (spec: UnsupportedOperationError), and an input-required one only
- * while its session has not moved on since (another run answered or abandoned its calls).
+ * while its session has not moved on since (another task of the context started meanwhile).
  */
-function assertWaitingForInput(run: Run, session: SessionState | null): void {
+function assertWaitingForInput(chain: ChainState, session: SessionState | null): void {
+  const taskId = chain.origin_run_id;
+  const run = latestRun(chain);
   if (run.status === "running") {
     throw a2aErrors.unsupported(
-      `task '${run.run_id}' is working; it accepts a message only once it is input-required`,
-      { taskId: run.run_id, state: "TASK_STATE_WORKING" },
+      `task '${taskId}' is working; it accepts a message only once it is input-required`,
+      { taskId, state: "TASK_STATE_WORKING" },
     );
   }
   if (run.status !== "interrupted") {
     throw a2aErrors.unsupported(
-      `task '${run.run_id}' is in a terminal state (${run.status}) and accepts no more messages; ` +
-        `send a message with its contextId to go on in the same context`,
-      { taskId: run.run_id, state: run.status },
+      `task '${taskId}' is in a terminal state (${stateName(run.status)}) and accepts no more ` +
+        `messages; send a message with its contextId to go on in the same context`,
+      { taskId, state: taskState(run.status) },
     );
   }
   const latest = session?.checkpoint_id ?? null;
   if (run.checkpoint_id && latest && latest !== run.checkpoint_id) {
     throw a2aErrors.unsupported(
-      `task '${run.run_id}' no longer waits for input: its context has moved on since`,
-      { taskId: run.run_id },
+      `task '${taskId}' no longer waits for input: its context has moved on since`,
+      { taskId },
     );
   }
 }
 
-/** Reads a task: the run, the messages it added, and the context it leaves. Null when absent. */
-export async function loadTask(
-  call: A2aCall,
-  taskId: string,
-  options: TaskViewOptions = {},
-): Promise<Task | null> {
-  const state = await call.services.runs.runState(call.tenant, taskId);
-  return state && buildTask(state.run, state.messages, state.context, options);
+/** The latest run of a chain. */
+function latestRun(chain: ChainState): Run {
+  return chain.runs[chain.runs.length - 1].run;
+}
+
+/**
+ * The chain of task `taskId`, or TaskNotFoundError. A run that continues a task is a turn of it,
+ * not a task of its own.
+ */
+async function loadChain(call: A2aCall, taskId: string): Promise<ChainState> {
+  const chain = await call.services.runs.chainState(call.tenant, taskId);
+  if (!chain) throw a2aErrors.taskNotFound(taskId);
+  if (chain.origin_run_id !== taskId) {
+    throw a2aErrors.taskNotFoundAsTurn(taskId, chain.origin_run_id);
+  }
+  return chain;
 }
 
 /** Reads a task or throws TaskNotFoundError. */
@@ -219,32 +270,31 @@ export async function getTask(
   taskId: string,
   options: TaskViewOptions = {},
 ): Promise<Task> {
-  const task = await loadTask(call, taskId, options);
-  if (!task) throw a2aErrors.taskNotFound(taskId);
-  return task;
+  return buildTask(await loadChain(call, taskId), options);
 }
 
 /**
- * `message:send`: starts the run and answers the task, by default once the run is terminal or
+ * `SendMessage`: starts the run and answers the task, by default once the run is terminal or
  * input-required, with `returnImmediately` at once (the task is then working).
  */
 export async function sendMessage(call: A2aCall, prepared: PreparedSend): Promise<Task> {
   const view = { historyLength: prepared.historyLength, modes: prepared.modes };
   if (prepared.returnImmediately) {
-    const started = await startRun(call, prepared, false);
-    return await getTask(call, started.run_id, view);
+    await startRun(call, prepared, false);
+    return await getTask(call, prepared.taskId, view);
   }
   const started = await startRun(call, prepared, true);
   // The run service persists the outcome before it delivers `run_finished`, so once the events
   // end the record is final.
   for await (const _ of started.events!) { /* drain */ }
-  return await getTask(call, started.run_id, view);
+  return await getTask(call, prepared.taskId, view);
 }
 
 /**
- * `message:stream`: starts the run attached and yields the task (submitted), then the encoded
- * events up to the final status. The run does not depend on this stream: a client that goes
- * away stops only the frames; the task goes on and stays readable.
+ * `SendStreamingMessage`: starts the run attached and yields the task (submitted), then the
+ * encoded events up to the run's end (the task's final state, or input-required: subscribe to
+ * follow it further). The run does not depend on this stream: a client that goes away stops only
+ * the frames; the task goes on and stays readable.
  */
 export async function streamMessage(
   call: A2aCall,
@@ -252,7 +302,7 @@ export async function streamMessage(
 ): Promise<AsyncIterable<StreamResponse>> {
   const submittedAt = new Date().toISOString();
   const started = await startRun(call, prepared, true);
-  const ids = { taskId: started.run_id, contextId: started.session_id };
+  const ids = { taskId: prepared.taskId, contextId: started.session_id };
   return (async function* () {
     yield submittedTask(ids.taskId, ids.contextId, submittedAt);
     yield* encodeRunEvents(started.events as AsyncIterable<RunEvent>, {
@@ -269,7 +319,7 @@ export async function streamMessage(
  */
 async function startRun(call: A2aCall, prepared: PreparedSend, attached: boolean) {
   try {
-    return await call.services.runs.start(call.tenant, prepared.request, attached);
+    return await call.services.runs.start(call.tenant, prepared.request, attached, prepared.link);
   } catch (err) {
     const known = apiErrorOf(err);
     const contextId = prepared.request.session_id;
@@ -288,67 +338,174 @@ async function startRun(call: A2aCall, prepared: PreparedSend, attached: boolean
   }
 }
 
+/** Run statuses of a task state (none: the state is never produced). */
+const RUN_STATUSES: Partial<Record<TaskState, Run["status"]>> = {
+  TASK_STATE_WORKING: "running",
+  TASK_STATE_COMPLETED: "completed",
+  TASK_STATE_FAILED: "failed",
+  TASK_STATE_CANCELED: "cancelled",
+  TASK_STATE_INPUT_REQUIRED: "interrupted",
+};
+
 /**
- * `tasks/{id}:cancel`: cancels a working task and answers it (canceled). A task that is not
- * working (terminal, or input-required: its run has ended) is not cancelable.
+ * `ListTasks`: the tenant's tasks (those started natively too), most recently updated first, each
+ * once (a multi-turn task as its latest turn), filtered by context, state and status time, paged
+ * by an opaque token. Without `historyLength` a listed task carries no history, without
+ * `includeArtifacts` no `artifacts` (spec §3.1.4).
  */
-export async function cancelTask(call: A2aCall, taskId: string): Promise<Task> {
+export async function listTasks(
+  call: A2aCall,
+  request: ListTasksRequest,
+): Promise<ListTasksResponse> {
   const { runs } = call.services;
-  const run = await runs.getRun(call.tenant, taskId);
-  if (!run) throw a2aErrors.taskNotFound(taskId);
-  if (run.status !== "running") throw a2aErrors.taskNotCancelable(taskId, stateName(run.status));
+  const pageSize = request.pageSize ?? LIST_PAGE_SIZE.default;
+  const state = request.status ?? "TASK_STATE_UNSPECIFIED";
+  const status = RUN_STATUSES[state];
+  const filter = {
+    ...(request.contextId ? { session_id: contextIdOf(request.contextId, "contextId") } : {}),
+    ...(state === "TASK_STATE_UNSPECIFIED" ? {} : { statuses: status ? [status] : [] }),
+    ...(request.statusTimestampAfter
+      ? { updated_since: Date.parse(request.statusTimestampAfter) }
+      : {}),
+  };
+  let page;
   try {
-    await runs.cancel(call.tenant, taskId);
+    page = await runs.listChains(call.tenant, filter, {
+      per_page: pageSize,
+      page: request.pageToken || null,
+    });
   } catch (err) {
-    if (err instanceof ApiError && err.status === 404) throw a2aErrors.taskNotFound(taskId);
+    if (apiErrorOf(err)?.code === 422000) {
+      throw a2aErrors.invalid("pageToken is not a token returned as nextPageToken by ListTasks", [
+        { field: "pageToken", description: "not a page token of this list" },
+      ]);
+    }
     throw err;
   }
-  const after = await runs.getRun(call.tenant, taskId);
-  if (!after) throw a2aErrors.taskNotFound(taskId);
-  // It may have finished on its own between the read and the cancel.
-  if (after.status !== "cancelled") {
-    throw a2aErrors.taskNotCancelable(taskId, stateName(after.status));
-  }
-  return await getTask(call, taskId);
+  const historyLength = request.historyLength ?? 0;
+  const includeArtifacts = request.includeArtifacts ?? false;
+  const tasks = await Promise.all(page.items.map(async (head) => {
+    if (historyLength === 0 && !includeArtifacts) return taskHead(head.origin_run_id, head.run);
+    const chain = await runs.chainState(call.tenant, head.origin_run_id);
+    if (!chain) return taskHead(head.origin_run_id, head.run);
+    return buildTask(chain, { historyLength, includeArtifacts });
+  }));
+  return { tasks, nextPageToken: page.next_page ?? "", pageSize, totalSize: page.count };
 }
 
 /**
- * `tasks/{id}:subscribe`: the task as it is now, then its live events until it ends. A terminal
- * task cannot be subscribed to (UnsupportedOperationError); an input-required one gives its
- * snapshot and ends, as its run is over.
+ * `CancelTask`: a working task is cancelled (its running run, through the database, as the native
+ * cancel does); an input-required one is ended without going on (a run continuing its chain,
+ * recorded cancelled). Either answers the task, canceled. A terminal task is not cancelable.
+ */
+export async function cancelTask(call: A2aCall, taskId: string): Promise<Task> {
+  const { runs } = call.services;
+  for (let attempt = 0;; attempt++) {
+    const chain = await loadChain(call, taskId);
+    const latest = latestRun(chain);
+    if (latest.status === "running") {
+      await runs.cancel(call.tenant, latest.run_id);
+    } else if (latest.status === "interrupted") {
+      try {
+        await runs.cancelChain(call.tenant, latest, { origin_run_id: taskId });
+      } catch (err) {
+        // A turn started meanwhile (the session is busy with it): cancel that one instead.
+        if (apiErrorOf(err)?.code === 409003 && attempt === 0) continue;
+        throw err;
+      }
+    } else {
+      throw a2aErrors.taskNotCancelable(taskId, stateName(latest.status));
+    }
+    const task = await getTask(call, taskId);
+    // It may have finished on its own between the read and the cancel.
+    if (task.status.state !== "TASK_STATE_CANCELED") {
+      throw a2aErrors.taskNotCancelable(taskId, task.status.state);
+    }
+    return task;
+  }
+}
+
+/**
+ * `SubscribeToTask`: the task as it is now, then its live updates until it reaches a terminal
+ * state — across turns: when it becomes input-required the stream says so and stays open, and
+ * the run answering it continues the same stream. A terminal task cannot be subscribed to
+ * (UnsupportedOperationError). Events from the time of subscribing on.
  */
 export async function subscribeTask(
   call: A2aCall,
   taskId: string,
 ): Promise<AsyncIterable<StreamResponse>> {
   const { runs } = call.services;
-  const run = await runs.getRun(call.tenant, taskId);
-  if (!run) throw a2aErrors.taskNotFound(taskId);
-  if (run.status !== "running" && run.status !== "interrupted") {
-    throw a2aErrors.unsupported(
-      `task '${taskId}' is in a terminal state (${run.status}); read it with GET tasks/${taskId}`,
-      { taskId, state: run.status },
-    );
-  }
-  let events: AsyncIterable<RunEvent | EndNotice> | null = null;
-  if (run.status === "running") {
-    try {
-      events = await runs.attach(call.tenant, taskId);
-    } catch (err) {
-      // Finished between the read and the attach: the snapshot below is its final state.
-      if (!(err instanceof ApiError && err.status === 409)) throw err;
+  // Subscribed before the read, so a turn that starts meanwhile is not missed.
+  const follower = await runs.followChain(taskId);
+  let snapshot: Task;
+  let origin: AsyncIterable<RunEvent | EndNotice> | null = null;
+  let contextId: string;
+  try {
+    const chain = await loadChain(call, taskId);
+    const latest = latestRun(chain);
+    contextId = latest.session_id;
+    if (!["running", "interrupted"].includes(latest.status)) {
+      throw a2aErrors.unsupported(
+        `task '${taskId}' is in a terminal state (${stateName(latest.status)}); read it with ` +
+          `GetTask`,
+        { taskId, state: taskState(latest.status) },
+      );
     }
-  }
-  const snapshot = await getTask(call, taskId);
-  return (async function* () {
-    yield { task: snapshot };
-    if (events) {
-      yield* encodeRunEvents(events, {
-        taskId,
-        contextId: run.session_id,
+    // The first turn's events are on its own run's channel; later turns' on the chain's.
+    if (latest.status === "running" && latest.run_id === taskId) {
+      origin = await runs.attach(call.tenant, taskId).catch((err) => {
+        // Finished between the read and the attach: the chain's state below tells how.
+        if (apiErrorOf(err)?.code === 409004) return null;
+        throw err;
       });
     }
-  })();
+    // Finished between the read and the attach: read it again.
+    const ended = origin === null && latest.status === "running" && latest.run_id === taskId;
+    snapshot = ended ? await getTask(call, taskId) : buildTask(chain);
+  } catch (err) {
+    follower.close();
+    throw err;
+  }
+  return followTask(taskId, contextId, snapshot, origin, follower);
+}
+
+/** The frames of a task subscription; ends at a terminal state or when delivery breaks. */
+async function* followTask(
+  taskId: string,
+  contextId: string,
+  snapshot: Task,
+  origin: AsyncIterable<RunEvent | EndNotice> | null,
+  follower: { events: AsyncIterable<RunEvent | EndNotice>; close(): void },
+): AsyncGenerator<StreamResponse> {
+  try {
+    yield { task: snapshot };
+    if (isTerminal(snapshot.status.state)) return;
+    let encoder: A2aEncoder | null = null;
+    const frames = function* (event: RunEvent): Generator<StreamResponse, boolean> {
+      if (event.kind === "run_started" || !encoder) encoder = new A2aEncoder({ taskId, contextId });
+      yield* encoder.encode(event);
+      if (event.kind !== "run_finished") return false;
+      encoder = null;
+      return event.status !== "interrupted";
+    };
+    if (origin) {
+      for await (const event of origin) {
+        if ("notice" in event) return;
+        if (yield* frames(event)) return;
+      }
+    }
+    for await (const event of follower.events) {
+      if ("notice" in event) return;
+      if (yield* frames(event)) return;
+    }
+  } finally {
+    follower.close();
+  }
+}
+
+function isTerminal(state: TaskState): boolean {
+  return ["TASK_STATE_COMPLETED", "TASK_STATE_FAILED", "TASK_STATE_CANCELED"].includes(state);
 }
 
 /** A run status in task-state words, for error messages. */

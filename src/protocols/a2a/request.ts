@@ -146,11 +146,11 @@ export function checkRole(message: MessageInput): void {
 }
 
 /** A context id the native API accepts as a session id, or an error saying why not. */
-export function contextIdOf(contextId: string): string {
+export function contextIdOf(contextId: string, field = "message.contextId"): string {
   const parsed = ClientIdSchema.safeParse(contextId);
   if (!parsed.success) {
     throw a2aErrors.invalid(`contextId '${contextId}' cannot be used by this agent`, [{
-      field: "message.contextId",
+      field,
       description: parsed.error.issues[0]?.message ?? "invalid",
     }]);
   }

@@ -11,7 +11,7 @@
  * | GET    | `/tasks/{id}`                          | read a task (`historyLength`)            |
  * | POST   | `/tasks/{id}:cancel`                   | cancel a task                            |
  * | POST   | `/tasks/{id}:subscribe`                | SSE updates of a working task            |
- * | GET    | `/tasks`                               | UnsupportedOperationError (no listing)   |
+ * | GET    | `/tasks`                               | list tasks (filters and paging in query) |
  * | any    | `/tasks/{id}/pushNotificationConfigs…` | PushNotificationNotSupportedError        |
  * | GET    | `/extendedAgentCard`                   | UnsupportedOperationError                |
  *
@@ -43,6 +43,7 @@ import { JSON_RPC_METHODS, jsonRpcHandler } from "./jsonrpc.ts";
 import {
   cancelTask,
   getTask,
+  listTasks,
   prepareSend,
   sendMessage,
   streamMessage,
@@ -50,6 +51,7 @@ import {
 } from "./operations.ts";
 import {
   CancelTaskRequestSchema,
+  ListTasksRequestSchema,
   SendMessageRequestSchema,
   type StreamResponse,
 } from "./schemas.ts";
@@ -241,19 +243,36 @@ function operationRoutes(tenant: boolean): Routes {
     });
   });
 
+  const text = (description: string, meta: Record<string, unknown> = {}) =>
+    z.string().optional().meta({ description, ...meta });
   declare({
     method: "get",
     path: "/tasks",
     operationId: "a2aListTasks",
     tags: ["A2A"],
-    summary: "List tasks (not supported: always an UnsupportedOperationError)",
+    summary: "List tasks (filters and paging in the query)",
     middleware: serviceParameters,
+    request: {
+      // Read by `listQuery`, whose refusals are A2A InvalidParams errors.
+      query: z.object({
+        contextId: text("Only this context's tasks."),
+        status: text("Only tasks in this state (`TASK_STATE_WORKING`, ...)."),
+        pageSize: text("Tasks per page, 1 to 100 (default 50).", { type: "integer" }),
+        pageToken: text("`nextPageToken` of the previous page."),
+        historyLength: text("Most history messages per task (unset: none).", {
+          type: "integer",
+        }),
+        statusTimestampAfter: text("ISO 8601: only tasks whose status changed at or after it."),
+        includeArtifacts: text("`true`: include each task's artifacts.", { type: "boolean" }),
+      }),
+    },
     responses: {
-      200: { description: "Never: listing is not supported.", content: A2A_BODY },
+      200: { description: "`ListTasksResponse`.", content: A2A_BODY },
       default: A2A_ERROR,
     },
-  }, () => {
-    throw a2aErrors.unsupported("listing tasks is not supported by this agent; read a task by id");
+  }, async (c) => {
+    const request = validate(ListTasksRequestSchema, listQuery(c));
+    return ok(c, await listTasks(callOf(c, request.tenant), request));
   });
 
   declare({
@@ -390,6 +409,27 @@ function checkServiceParameters(c: Ctx): void {
 function callOf(c: Ctx, bodyTenant?: string | null): A2aCall {
   const path = c.req.param("tenant" as never) as string | undefined;
   return resolveCall(c, [["the path", path], ["the body's tenant", bodyTenant]]);
+}
+
+/**
+ * The ListTasks request of a query string: numbers and booleans parsed (anything else is left as
+ * text, for validation to refuse); unknown parameters ignored, as unknown fields are.
+ */
+function listQuery(c: Ctx): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  const query = c.req.query();
+  for (const name of ["tenant", "contextId", "pageToken", "statusTimestampAfter"]) {
+    if (query[name] !== undefined) out[name] = query[name];
+  }
+  for (const name of ["pageSize", "historyLength", "status"]) {
+    const value = query[name];
+    if (value !== undefined) out[name] = /^-?\d+$/.test(value) ? Number(value) : value;
+  }
+  const artifacts = query.includeArtifacts;
+  if (artifacts !== undefined) {
+    out.includeArtifacts = artifacts === "true" ? true : artifacts === "false" ? false : artifacts;
+  }
+  return out;
 }
 
 /** `historyLength` of a task read: a non-negative integer, or unset. */

@@ -1,12 +1,23 @@
 /**
- * The A2A view of native records, without I/O: a run is a task (run id = task id, session id =
- * context id), its status a task state, its assistant messages text artifacts, its context the
- * structured `state` artifact, its user and assistant messages the task history. The stream
- * encoder builds the same objects, so a streamed task and a read task agree.
+ * The A2A view of native records, without I/O: a task is a chain of runs in one session (the
+ * first run's id is the task id, the session id the context id; each further turn is a run that
+ * continues the chain), its status the latest run's, its assistant messages text artifacts, the
+ * context the latest run leaves the structured `state` artifact, every turn's user and assistant
+ * messages the task history. The stream encoder builds the same objects, so a streamed task and a
+ * read task agree.
  */
 import type { Message as NativeMessage, Run, RunError, RunStatus } from "../../api/schemas.ts";
+import type { ChainState } from "../../runs/reads.ts";
 import { ALL_OUTPUT_MODES, describe, type OutputModes, pendingCalls } from "./request.ts";
-import type { Artifact, Message, Part, Task, TaskState, TaskStatus } from "./schemas.ts";
+import type {
+  Artifact,
+  Message,
+  MessageInput,
+  Part,
+  Task,
+  TaskState,
+  TaskStatus,
+} from "./schemas.ts";
 
 /** Run status → task state (docs/a2a.md). */
 export function taskState(status: RunStatus): TaskState {
@@ -59,16 +70,17 @@ export interface RunOutcomeView {
 }
 
 /**
- * The status message of a task: for input-required, what the agent waits for and how to answer
- * (text, plus a data part listing the pending calls); for failed, the error. None otherwise.
+ * The status message of a run of task `taskId`: for input-required, what the agent waits for and
+ * how to answer (text, plus a data part listing the pending calls); for failed, the error. None
+ * otherwise. Its id is the run's, so each turn's is distinct.
  */
-export function statusMessage(run: RunOutcomeView): Message | undefined {
+export function statusMessage(run: RunOutcomeView, taskId = run.run_id): Message | undefined {
   const parts = statusParts(run);
   if (!parts) return undefined;
   return {
     messageId: `${run.run_id}:status`,
     contextId: run.session_id,
-    taskId: run.run_id,
+    taskId,
     role: "ROLE_AGENT",
     parts,
   };
@@ -134,18 +146,22 @@ function waitingText(pending: ReturnType<typeof pendingCalls>): string {
     `"approved": true|false}]}.`;
 }
 
-/** A task status: state, status message, time. */
-export function taskStatus(run: RunOutcomeView, timestamp: string): TaskStatus {
-  const message = statusMessage(run);
+/** A task status: state, status message, time (the run belongs to task `taskId`). */
+export function taskStatus(
+  run: RunOutcomeView,
+  timestamp: string,
+  taskId = run.run_id,
+): TaskStatus {
+  const message = statusMessage(run, taskId);
   return { state: taskState(run.status), ...(message ? { message } : {}), timestamp };
 }
 
 /**
- * A native message as an A2A history message: user → ROLE_USER (text and data parts),
- * assistant → ROLE_AGENT (its text). Tool traffic and system messages are the agent's own
+ * A native message as an A2A history message of task `taskId`: user → ROLE_USER (text and data
+ * parts), assistant → ROLE_AGENT (its text). Tool traffic and system messages are the agent's own
  * business (A2A execution is opaque) and are left out, as is an assistant turn without text.
  */
-export function historyMessage(m: NativeMessage): Message | null {
+export function historyMessage(m: NativeMessage, taskId = m.run_id): Message | null {
   if (m.role !== "user" && m.role !== "assistant") return null;
   const parts: Part[] = m.content.flatMap((p): Part[] => {
     if (p.type === "text") {
@@ -157,10 +173,42 @@ export function historyMessage(m: NativeMessage): Message | null {
   return {
     messageId: m.message_id,
     contextId: m.session_id,
-    ...(m.run_id ? { taskId: m.run_id } : {}),
+    ...(taskId ? { taskId } : {}),
     role: m.role === "user" ? "ROLE_USER" : "ROLE_AGENT",
     parts,
   };
+}
+
+/**
+ * What a turn's link keeps: the client's message, when it answered the calls a task waited for
+ * (an answer is not added to the conversation, so the link is where history finds it).
+ */
+export interface TurnNote {
+  message: Message;
+}
+
+/** The note of a turn answered by `message` (its parts as sent: text and data). */
+export function turnNote(message: MessageInput, contextId: string, taskId: string): TurnNote {
+  return {
+    message: {
+      messageId: message.messageId,
+      contextId,
+      taskId,
+      role: "ROLE_USER",
+      parts: message.parts.map((p): Part =>
+        p.text !== undefined && p.text !== null
+          ? { text: p.text }
+          : { data: p.data ?? null, mediaType: "application/json" }
+      ),
+    },
+  };
+}
+
+/** The message of a link's note, when it holds one (notes are read defensively). */
+export function noteMessage(note: unknown): Message | null {
+  const message = (note as { message?: unknown } | null)?.message as Message | undefined;
+  if (typeof message?.messageId !== "string" || !Array.isArray(message.parts)) return null;
+  return message;
 }
 
 /** The text of an assistant message. */
@@ -174,38 +222,62 @@ export interface TaskViewOptions {
   historyLength?: number | null;
   /** Artifacts the client accepts. */
   modes?: OutputModes;
+  /** `artifacts` present (true, even empty) or absent (false); unset: present when not empty. */
+  includeArtifacts?: boolean;
 }
 
 /**
- * The task of a run: `messages` are the messages the run added (in conversation order),
- * `context` the agent state to show as the `state` artifact (null: none).
+ * The task of a chain: one turn per run, oldest first. Artifacts are every turn's assistant texts
+ * and the `state` the latest run leaves; history is every turn in order (the message that
+ * continued it, its user and assistant messages, and — for a turn that asked for input — the
+ * question it asked, its status message); the status is the latest run's.
  */
-export function buildTask(
-  run: Run,
-  messages: readonly NativeMessage[],
-  context: Record<string, unknown> | null,
-  options: TaskViewOptions = {},
-): Task {
+export function buildTask(chain: ChainState, options: TaskViewOptions = {}): Task {
+  const taskId = chain.origin_run_id;
   const modes = options.modes ?? ALL_OUTPUT_MODES;
+  const latest = chain.runs[chain.runs.length - 1].run;
   const artifacts: Artifact[] = [];
   if (modes.text) {
-    for (const m of messages) {
+    for (const m of chain.runs.flatMap((r) => r.messages)) {
       if (m.role !== "assistant") continue;
       const text = assistantText(m);
       if (text !== "") artifacts.push(textArtifact(m.message_id, text));
     }
   }
-  if (modes.json && context !== null) artifacts.push(stateArtifact(context));
+  if (modes.json && chain.context !== null) artifacts.push(stateArtifact(chain.context));
 
-  let history = messages.map(historyMessage).filter((m): m is Message => m !== null);
+  let history: Message[] = [];
   const limit = options.historyLength;
-  if (limit !== undefined && limit !== null) history = limit === 0 ? [] : history.slice(-limit);
+  if (limit !== 0) {
+    chain.runs.forEach(({ run, note, messages }, i) => {
+      const answer = noteMessage(note);
+      if (answer) history.push(answer);
+      for (const m of messages) {
+        const shown = historyMessage(m, taskId);
+        if (shown) history.push(shown);
+      }
+      // A turn that asked for input, and was answered: its question stays in the history.
+      const asked = i < chain.runs.length - 1 ? statusMessage(run, taskId) : undefined;
+      if (asked && run.status === "interrupted") history.push(asked);
+    });
+    if (limit !== undefined && limit !== null) history = history.slice(-limit);
+  }
 
+  const includeArtifacts = options.includeArtifacts ?? artifacts.length > 0;
   return {
-    id: run.run_id,
-    contextId: run.session_id,
-    status: taskStatus(run, run.updated_at),
-    ...(artifacts.length > 0 ? { artifacts } : {}),
+    id: taskId,
+    contextId: latest.session_id,
+    status: taskStatus(latest, latest.updated_at, taskId),
+    ...(includeArtifacts ? { artifacts } : {}),
     ...(history.length > 0 ? { history } : {}),
+  };
+}
+
+/** A task's id, context and status alone (a list entry without history or artifacts). */
+export function taskHead(taskId: string, latest: Run): Task {
+  return {
+    id: taskId,
+    contextId: latest.session_id,
+    status: taskStatus(latest, latest.updated_at, taskId),
   };
 }

@@ -5,12 +5,18 @@
 import { initial } from "./0001_initial.ts";
 import { linearCheckpoints } from "./0002_linear_checkpoints.ts";
 import { dropHeartbeatIndex } from "./0003_drop_heartbeat_index.ts";
+import { runLinks } from "./0004_run_links.ts";
 import type { Migration } from "./types.ts";
 
 export type { Conversion, Migration, MigrationQuery } from "./types.ts";
 
 /** Every migration, oldest first; append new versions here. */
-export const migrations: readonly Migration[] = [initial, linearCheckpoints, dropHeartbeatIndex];
+export const migrations: readonly Migration[] = [
+  initial,
+  linearCheckpoints,
+  dropHeartbeatIndex,
+  runLinks,
+];
 
 /** The bookkeeping table both dialects create before applying anything. */
 export const SCHEMA_MIGRATIONS_DDL = `CREATE TABLE IF NOT EXISTS schema_migrations (

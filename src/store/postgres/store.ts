@@ -17,7 +17,7 @@ import type {
 } from "../../api/schemas.ts";
 import { type Clock, systemClock } from "../../clock.ts";
 import { errors } from "../errors.ts";
-import { pageWindow, toPage } from "../cursor.ts";
+import { decodeRecentCursor, pageWindow, toPage, toRecentPage } from "../cursor.ts";
 import { type Conversion, pendingMigrations, SCHEMA_MIGRATIONS_DDL } from "../migrations/mod.ts";
 import {
   type CheckpointRow,
@@ -35,10 +35,13 @@ import {
   visibleAt,
 } from "../records.ts";
 import {
+  type ChainFilter,
+  type ChainHead,
   ConversationChanged,
   type LostRun,
   type NewRun,
   type PageQuery,
+  type RunChain,
   type RunFilter,
   type RunOutcome,
   type RunStart,
@@ -322,6 +325,7 @@ export class PostgresStore implements Store {
       await this.#requireIdle(tx, tenant, sessionId, null);
       await tx`DELETE FROM messages WHERE tenant_id = ${tenant} AND session_id = ${sessionId}`;
       await tx`DELETE FROM checkpoints WHERE tenant_id = ${tenant} AND session_id = ${sessionId}`;
+      await tx`DELETE FROM run_links WHERE tenant_id = ${tenant} AND session_id = ${sessionId}`;
       await tx`DELETE FROM runs WHERE tenant_id = ${tenant} AND session_id = ${sessionId}`;
       await tx`DELETE FROM sessions WHERE tenant_id = ${tenant} AND session_id = ${sessionId}`;
     });
@@ -395,11 +399,21 @@ export class PostgresStore implements Store {
 
   async createRun(tenant: string, run: NewRun): Promise<Run> {
     try {
-      const [row] = await this.#sql`SELECT * FROM agentd_start_run(${tenant}, ${run.session_id},
-        ${run.run_id}, ${run.parent_checkpoint_id}, ${run.owner}, ${this.#clock.now()},
+      const now = this.#clock.now();
+      const start = this.#sql`SELECT * FROM agentd_start_run(${tenant}, ${run.session_id},
+        ${run.run_id}, ${run.parent_checkpoint_id}, ${run.owner}, ${now},
         ${run.create_session ?? false}, ${run.expect_clock ?? null}, ${
         run.fork_checkpoint_id ?? null
       }, ${messagesParam(run.messages ?? [])}::text::jsonb)`;
+      // A link is written by the same statement (one transaction): a data-modifying CTE always
+      // runs, reading the run the function inserted.
+      const [row] = run.link
+        ? await this.#sql`WITH started AS (${start}), linked AS (
+            INSERT INTO run_links (tenant_id, session_id, run_id, origin_run_id, note, created_at)
+            SELECT tenant_id, session_id, run_id, ${run.link.origin_run_id},
+              ${json(run.link.note)}::text::jsonb, ${now} FROM started)
+          SELECT * FROM started`
+        : await start;
       return toRun(runRow(row));
     } catch (error) {
       throw mapWriteError(error, {
@@ -470,6 +484,56 @@ export class PostgresStore implements Store {
       ORDER BY seq LIMIT ${limit}`;
     const [{ n }] = await sql`SELECT count(*) AS n FROM runs WHERE ${where}`;
     return toPage(rows.map(runRow), page.per_page, Number(n), toRun);
+  }
+
+  async runChain(tenant: string, runId: string): Promise<RunChain | null> {
+    const sql = this.#sql;
+    const rows = await sql`WITH origin AS (
+        SELECT coalesce(
+          (SELECT origin_run_id FROM run_links WHERE tenant_id = ${tenant} AND run_id = ${runId}),
+          (SELECT run_id FROM runs WHERE tenant_id = ${tenant} AND run_id = ${runId})) AS id)
+      SELECT r.*, l.note AS note, (SELECT id FROM origin) AS origin FROM runs r
+        LEFT JOIN run_links l ON l.tenant_id = r.tenant_id AND l.run_id = r.run_id
+        WHERE r.tenant_id = ${tenant}
+          AND (r.run_id = (SELECT id FROM origin) OR l.origin_run_id = (SELECT id FROM origin))
+        ORDER BY r.seq`;
+    if (rows.length === 0) return null;
+    return {
+      origin_run_id: rows[0].origin,
+      runs: rows.map((r) => ({ run: toRun(runRow(r)), note: r.note ?? null })),
+    };
+  }
+
+  async listChains(tenant: string, filter: ChainFilter, page: PageQuery): Promise<Page<ChainHead>> {
+    const before = decodeRecentCursor(page.page);
+    const sql = this.#sql;
+    const none = sql``;
+    // Each chain once, as its latest run (the highest seq of its runs).
+    const chains = sql`WITH chained AS (
+        SELECT r.*, coalesce(l.origin_run_id, r.run_id) AS origin,
+          row_number() OVER (PARTITION BY coalesce(l.origin_run_id, r.run_id) ORDER BY r.seq DESC)
+            AS rn
+        FROM runs r LEFT JOIN run_links l ON l.tenant_id = r.tenant_id AND l.run_id = r.run_id
+        WHERE r.tenant_id = ${tenant}
+          ${filter.session_id !== undefined ? sql`AND r.session_id = ${filter.session_id}` : none})
+      SELECT * FROM chained WHERE rn = 1
+        ${filter.statuses ? sql`AND status = ANY(${filter.statuses}::text[])` : none}
+        ${
+      filter.updated_since !== undefined ? sql`AND updated_at >= ${filter.updated_since}` : none
+    }`;
+    const [{ n }] = await sql`SELECT count(*) AS n FROM (${chains}) c`;
+    const rows = await sql`SELECT * FROM (${chains}) c ${
+      before
+        ? sql`WHERE updated_at < ${before.time} OR (updated_at = ${before.time} AND seq < ${before.seq})`
+        : none
+    } ORDER BY updated_at DESC, seq DESC LIMIT ${page.per_page + 1}`;
+    return toRecentPage(
+      [...rows],
+      page.per_page,
+      Number(n),
+      (r) => ({ origin_run_id: r.origin, run: toRun(runRow(r)) }),
+      (r) => ({ time: Number(r.updated_at), seq: Number(r.seq) }),
+    );
   }
 
   async commitStep(step: StepCommit): Promise<void> {

@@ -20,7 +20,7 @@ import type {
 } from "../../api/schemas.ts";
 import { type Clock, systemClock } from "../../clock.ts";
 import { errors } from "../errors.ts";
-import { pageWindow, toPage } from "../cursor.ts";
+import { decodeRecentCursor, pageWindow, toPage, toRecentPage } from "../cursor.ts";
 import { type Conversion, pendingMigrations, SCHEMA_MIGRATIONS_DDL } from "../migrations/mod.ts";
 import {
   type CheckpointRow,
@@ -38,10 +38,13 @@ import {
   visibleAt,
 } from "../records.ts";
 import {
+  type ChainFilter,
+  type ChainHead,
   ConversationChanged,
   type LostRun,
   type NewRun,
   type PageQuery,
+  type RunChain,
   type RunFilter,
   type RunOutcome,
   type RunStart,
@@ -67,6 +70,10 @@ const CHECKPOINT_INTERVAL_MS = 250;
 const RUN_COLUMNS =
   "seq, run_id, session_id, tenant_id, status, parent_checkpoint_id, checkpoint_id, result, " +
   "interrupt_payload, error, created_at, updated_at";
+/** `columns` qualified with a table alias (`r.seq, r.run_id, ...`). */
+function prefixed(alias: string, columns: string): string {
+  return columns.split(",").map((c) => `${alias}.${c.trim()}`).join(", ");
+}
 const MESSAGE_COLUMNS =
   "pos, message_id, session_id, run_id, role, content, tool_calls, tool_call_id, created_at";
 const CHECKPOINT_COLUMNS =
@@ -477,7 +484,7 @@ export class SqliteStore implements Store {
       this.#write(() => {
         this.#requireSession(tenant, sessionId);
         this.#requireIdle(tenant, sessionId, null);
-        for (const table of ["messages", "checkpoints", "runs", "sessions"]) {
+        for (const table of ["messages", "checkpoints", "run_links", "runs", "sessions"]) {
           this.#run(
             `DELETE FROM ${table} WHERE tenant_id = ? AND session_id = ?`,
             tenant,
@@ -624,6 +631,18 @@ export class SqliteStore implements Store {
           clock = this.#restore(tenant, run.session_id, fork, clock + 1);
         }
         this.#insertMessages(tenant, run.session_id, messages, clock);
+        if (run.link) {
+          this.#run(
+            `INSERT INTO run_links (tenant_id, session_id, run_id, origin_run_id, note, created_at)
+             VALUES (?, ?, ?, ?, ?, ?)`,
+            tenant,
+            run.session_id,
+            run.run_id,
+            run.link.origin_run_id,
+            json(run.link.note),
+            now,
+          );
+        }
         return inserted;
       });
       return toRun(runRow(row));
@@ -764,6 +783,73 @@ export class SqliteStore implements Store {
       ).map(runRow);
       const count = this.#get(`SELECT count(*) AS n FROM runs WHERE ${clause}`, ...params)!;
       return toPage(rows, page.per_page, count.n as number, toRun);
+    });
+  }
+
+  runChain(tenant: string, runId: string): Promise<RunChain | null> {
+    return attempt(() => {
+      const origin = this.#get(
+        `SELECT coalesce((SELECT origin_run_id FROM run_links WHERE tenant_id = ? AND run_id = ?),
+           (SELECT run_id FROM runs WHERE tenant_id = ? AND run_id = ?)) AS origin`,
+        tenant,
+        runId,
+        tenant,
+        runId,
+      )?.origin as string | null;
+      if (!origin) return null;
+      const rows = this.#all(
+        `SELECT ${prefixed("r", RUN_COLUMNS)}, l.note AS note FROM runs r
+         LEFT JOIN run_links l ON l.tenant_id = r.tenant_id AND l.run_id = r.run_id
+         WHERE r.tenant_id = ? AND (r.run_id = ? OR l.origin_run_id = ?) ORDER BY r.seq`,
+        tenant,
+        origin,
+        origin,
+      );
+      return {
+        origin_run_id: origin,
+        runs: rows.map((r) => ({ run: toRun(runRow(r)), note: parse(r.note) })),
+      };
+    });
+  }
+
+  listChains(tenant: string, filter: ChainFilter, page: PageQuery): Promise<Page<ChainHead>> {
+    return attempt(() => {
+      const before = decodeRecentCursor(page.page);
+      const where = ["rn = 1"];
+      const params: SQLInputValue[] = [tenant];
+      const scope = filter.session_id === undefined ? "" : "AND r.session_id = ?";
+      if (filter.session_id !== undefined) params.push(filter.session_id);
+      if (filter.statuses) {
+        where.push("status IN (SELECT value FROM json_each(?))");
+        params.push(JSON.stringify(filter.statuses));
+      }
+      if (filter.updated_since !== undefined) {
+        where.push("updated_at >= ?");
+        params.push(filter.updated_since);
+      }
+      // Each chain once, as its latest run (the highest seq of its runs).
+      const chains = `WITH chained AS (
+          SELECT ${prefixed("r", RUN_COLUMNS)}, coalesce(l.origin_run_id, r.run_id) AS origin,
+            row_number() OVER (PARTITION BY coalesce(l.origin_run_id, r.run_id) ORDER BY r.seq DESC)
+              AS rn
+          FROM runs r LEFT JOIN run_links l ON l.tenant_id = r.tenant_id AND l.run_id = r.run_id
+          WHERE r.tenant_id = ? ${scope})
+        SELECT * FROM chained WHERE ${where.join(" AND ")}`;
+      const count = this.#get(`SELECT count(*) AS n FROM (${chains})`, ...params)!;
+      const cursor = before ? "WHERE updated_at < ? OR (updated_at = ? AND seq < ?)" : "";
+      const rows = this.#all(
+        `SELECT * FROM (${chains}) ${cursor} ORDER BY updated_at DESC, seq DESC LIMIT ?`,
+        ...params,
+        ...(before ? [before.time, before.time, before.seq] : []),
+        page.per_page + 1,
+      );
+      return toRecentPage(
+        rows,
+        page.per_page,
+        count.n as number,
+        (r) => ({ origin_run_id: r.origin as string, run: toRun(runRow(r)) }),
+        (r) => ({ time: r.updated_at as number, seq: r.seq as number }),
+      );
     });
   }
 

@@ -5,10 +5,18 @@
  * checked against the native `/v1` record too.
  */
 import assert from "node:assert/strict";
-import { Role, TaskState } from "@a2a-js/sdk";
+import {
+  type ListTasksRequest,
+  type Message,
+  type Part,
+  Role,
+  type StreamResponse,
+  TaskState,
+} from "@a2a-js/sdk";
 import type { Client } from "@a2a-js/sdk/client";
 import {
   eventually,
+  readSse,
   startTestServer,
   type StoreKind,
   storeKinds,
@@ -31,6 +39,7 @@ import {
   rpc,
   rpcError,
   stateOf,
+  stateOfEvent,
   text,
   type Transport,
   transports,
@@ -251,6 +260,180 @@ async function scenarios(tt: Deno.TestContext, store: StoreKind, transport: Tran
     assert.equal(last.status?.state, TaskState.TASK_STATE_COMPLETED);
   });
 
+  await tt.step("multi-turn: the answer continues the task; a subscriber sees it end", async () => {
+    const first = message([text('/call pay {"amount": 5}')]);
+    const waiting = asTask(await client.sendMessage(request(first)));
+    assert.equal(waiting.status?.state, TaskState.TASK_STATE_INPUT_REQUIRED);
+    // A subscriber to the input-required task stays on it across the next turn.
+    const subscription = client.resubscribeTask({ tenant: "", id: waiting.id })[
+      Symbol.asyncIterator
+    ]();
+    const snapshot = await subscription.next();
+    assert.equal(
+      stateOfEvent(snapshot.value as StreamResponse),
+      TaskState.TASK_STATE_INPUT_REQUIRED,
+    );
+    const rest = collect({ [Symbol.asyncIterator]: () => subscription });
+
+    const answer = message([text("yes")], { taskId: waiting.id });
+    const done = asTask(await client.sendMessage(request(answer)));
+    assert.equal(done.id, waiting.id, "the same task");
+    assert.equal(done.status?.state, TaskState.TASK_STATE_COMPLETED);
+    assert.match(artifactText(done), /pay returned: \{"paid":5\}/);
+    // History holds every turn: the request, the question, the answer (as sent), the reply.
+    assert.deepEqual(done.history.map((m) => [m.messageId, m.role]), [
+      [first.messageId, Role.ROLE_USER],
+      [`${waiting.id}:status`, Role.ROLE_AGENT],
+      [answer.messageId, Role.ROLE_USER],
+      [done.history.at(-1)!.messageId, Role.ROLE_AGENT],
+    ]);
+    assert.ok(done.history.every((m) => m.taskId === waiting.id));
+
+    const events = await rest;
+    assert.deepEqual(events.map(stateOfEvent).filter((s) => s !== undefined), [
+      TaskState.TASK_STATE_WORKING,
+      TaskState.TASK_STATE_COMPLETED,
+    ]);
+    assert.ok(events.some((e) => payloadCase(e) === "artifactUpdate"));
+    // A terminal task takes no more messages and no subscriber.
+    await rejects(
+      client.sendMessage(request(message([text("more")], { taskId: waiting.id }))),
+      "UNSUPPORTED_OPERATION",
+    );
+    await rejects(
+      collect(client.resubscribeTask({ tenant: "", id: waiting.id })),
+      "UNSUPPORTED_OPERATION",
+    );
+    // Natively the turns are two runs of the session; the second is no task of its own.
+    const runs = (await (await t.fetch(`/v1/sessions/${done.contextId}/runs`)).json()).items;
+    assert.deepEqual(runs.map((r: { status: string }) => r.status), ["interrupted", "completed"]);
+    await rejects(client.getTask({ tenant: "", id: runs[1].run_id }), "TASK_NOT_FOUND");
+  });
+
+  await tt.step("cancel an input-required task: canceled, and it takes no answer", async () => {
+    const waiting = asTask(await client.sendMessage(request(message([text("/call pay {}")]))));
+    assert.equal(waiting.status?.state, TaskState.TASK_STATE_INPUT_REQUIRED);
+    const canceled = await client.cancelTask({ tenant: "", id: waiting.id, metadata: undefined });
+    assert.equal(canceled.status?.state, TaskState.TASK_STATE_CANCELED);
+    const read = await client.getTask({ tenant: "", id: waiting.id });
+    assert.equal(read.status?.state, TaskState.TASK_STATE_CANCELED);
+    await rejects(
+      client.sendMessage(request(message([text("yes")], { taskId: waiting.id }))),
+      "UNSUPPORTED_OPERATION",
+    );
+    await rejects(
+      client.cancelTask({ tenant: "", id: waiting.id, metadata: undefined }),
+      "TASK_NOT_CANCELABLE",
+    );
+    // Natively: the first run keeps its status; a cancelled run records the end.
+    assert.equal((await nativeRun(t, waiting.id)).status, "interrupted");
+    const runs = (await (await t.fetch(`/v1/sessions/${waiting.contextId}/runs`)).json()).items;
+    assert.deepEqual(runs.map((r: { status: string }) => r.status), ["interrupted", "cancelled"]);
+    // The context goes on: a new task in it closes the unanswered call.
+    const next = asTask(
+      await client.sendMessage(request(message([text("next")], { contextId: waiting.contextId }))),
+    );
+    assert.equal(next.status?.state, TaskState.TASK_STATE_COMPLETED);
+  });
+
+  await tt.step("list: each filter, paging, history and artifacts, tenant-scoped", async () => {
+    // A tenant of its own, through a client built from a card that names it.
+    const tenant = `list-${transport === "JSONRPC" ? "rpc" : "rest"}-${
+      crypto.randomUUID().slice(0, 6)
+    }`;
+    const card = await (await t.fetch("/a2a/.well-known/agent-card.json", { tenant })).json();
+    const lister = await factoryFor(transport).createFromAgentCard(card);
+    const send = async (parts: Part[], extra: Partial<Message> = {}, config = {}) => {
+      const task = asTask(await lister.sendMessage(request(message(parts, extra), config)));
+      t.clock.advance(5);
+      return task;
+    };
+    const t1 = await send([text("one")]);
+    const t2 = await send([text("two")], { contextId: t1.contextId });
+    const t3 = await send([text("/call pay {}")]);
+    const native = await t.fetch("/v1/runs", {
+      method: "POST",
+      tenant,
+      json: { messages: [{ role: "user", content: [{ type: "text", value: "native" }] }] },
+    });
+    const nativeId = (await readSse(native).until("run_finished")).data;
+    const nativeRunId = JSON.parse(nativeId).run_id as string;
+    t.clock.advance(5);
+    const t4 = await send([text(LONG_TEXT)], {}, { returnImmediately: true });
+
+    const list = (params: Partial<ListTasksRequest> = {}) =>
+      lister.listTasks({
+        tenant: "",
+        contextId: "",
+        status: TaskState.TASK_STATE_UNSPECIFIED,
+        pageToken: "",
+        statusTimestampAfter: undefined,
+        ...params,
+      });
+    const ids = (page: { tasks: { id: string }[] }) => page.tasks.map((x) => x.id);
+
+    assert.deepEqual(ids(await list({ status: TaskState.TASK_STATE_WORKING })), [t4.id]);
+    await lister.cancelTask({ tenant: "", id: t4.id, metadata: undefined });
+    const all = await list();
+    assert.deepEqual(ids(all), [t4.id, nativeRunId, t3.id, t2.id, t1.id], "newest first");
+    assert.equal(all.totalSize, 5);
+    assert.equal(all.nextPageToken, "");
+    assert.equal(all.pageSize, 50, "the default page size");
+    assert.deepEqual(ids(await list({ contextId: t1.contextId })), [t2.id, t1.id]);
+    assert.deepEqual(ids(await list({ status: TaskState.TASK_STATE_COMPLETED })), [
+      nativeRunId,
+      t2.id,
+      t1.id,
+    ]);
+    assert.deepEqual(ids(await list({ status: TaskState.TASK_STATE_INPUT_REQUIRED })), [t3.id]);
+    assert.deepEqual(ids(await list({ status: TaskState.TASK_STATE_CANCELED })), [t4.id]);
+    assert.deepEqual(ids(await list({ status: TaskState.TASK_STATE_SUBMITTED })), []);
+    const since = (await lister.getTask({ tenant: "", id: t3.id })).status!.timestamp!;
+    assert.deepEqual(ids(await list({ statusTimestampAfter: since })), [t4.id, nativeRunId, t3.id]);
+
+    // Pages of two, following the token.
+    const p1 = await list({ pageSize: 2 });
+    assert.deepEqual(ids(p1), [t4.id, nativeRunId]);
+    assert.equal(p1.totalSize, 5);
+    assert.equal(p1.pageSize, 2);
+    assert.notEqual(p1.nextPageToken, "");
+    const p2 = await list({ pageSize: 2, pageToken: p1.nextPageToken });
+    assert.deepEqual(ids(p2), [t3.id, t2.id]);
+    const p3 = await list({ pageSize: 2, pageToken: p2.nextPageToken });
+    assert.deepEqual(ids(p3), [t1.id]);
+    assert.equal(p3.nextPageToken, "");
+    await rejects(list({ pageToken: "not-a-token" }), "INVALID_PARAMS");
+    await rejects(list({ pageSize: 101 }), "INVALID_PARAMS");
+
+    // No history nor artifacts unless asked for.
+    const bare = await list({ contextId: t1.contextId });
+    assert.ok(bare.tasks.every((x) => x.history.length === 0 && x.artifacts.length === 0));
+    const rich = await list({ contextId: t1.contextId, historyLength: 1, includeArtifacts: true });
+    assert.deepEqual(rich.tasks.map((x) => x.history.map((m) => m.role)), [
+      [Role.ROLE_AGENT],
+      [Role.ROLE_AGENT],
+    ]);
+    assert.deepEqual(rich.tasks.map(artifactText), ["two", "one"]);
+
+    // A task answered after listing counts once, in its new state.
+    await lister.sendMessage(request(message([text("yes")], { taskId: t3.id })));
+    const after = await list({ status: TaskState.TASK_STATE_COMPLETED });
+    assert.deepEqual(ids(after), [t3.id, nativeRunId, t2.id, t1.id]);
+    assert.equal((await list()).totalSize, 5);
+    // The default tenant sees none of these.
+    assert.ok(
+      !ids(
+        await client.listTasks({
+          tenant: "",
+          contextId: "",
+          status: TaskState.TASK_STATE_UNSPECIFIED,
+          pageToken: "",
+          statusTimestampAfter: undefined,
+        }),
+      ).includes(t1.id),
+    );
+  });
+
   await tt.step(
     "tenants: header, params/path, card; another tenant's task is unknown",
     async () => {
@@ -384,4 +567,88 @@ Deno.test("a2a: the card is cacheable (Cache-Control, ETag, Last-Modified, 304)"
     assert.match(acme.headers.get("vary") ?? "", /X-Tenant-ID/i);
     await acme.body?.cancel();
   }
+});
+
+Deno.test("a2a: a task that asks again and again, followed by one subscriber to its end", async () => {
+  // One model step per run: a tool call uses it up, so each turn ends input-required.
+  await using t = await startTestServer({
+    manifest: { ...manifest, agent: { ...manifest.agent, max_steps: 1 } },
+  });
+  for (const transport of transports) {
+    const client = await clientFor(t, transport);
+    const first = asTask(await client.sendMessage(request(message([text("/call bump {}")]))));
+    assert.equal(first.status?.state, TaskState.TASK_STATE_INPUT_REQUIRED);
+    assert.equal(first.status?.message?.messageId, `${first.id}:status`);
+    const subscription = client.resubscribeTask({ tenant: "", id: first.id })[
+      Symbol.asyncIterator
+    ]();
+    assert.equal(payloadCase((await subscription.next()).value as StreamResponse), "task");
+    const followed = collect({ [Symbol.asyncIterator]: () => subscription });
+
+    // Turn two is streamed: the same task, input-required again.
+    const second = await collect(
+      client.sendMessageStream(
+        request(message([text('/call bump {"by": 2}')], { taskId: first.id })),
+      ),
+    );
+    assert.ok(second.every((e) => {
+      const p = e.payload?.value as { id?: string; taskId?: string };
+      return (p.id ?? p.taskId) === first.id;
+    }));
+    assert.equal(stateOfEvent(second.at(-1)!), TaskState.TASK_STATE_INPUT_REQUIRED);
+    const third = asTask(
+      await client.sendMessage(request(message([text("that will do")], { taskId: first.id }))),
+    );
+    assert.equal(third.status?.state, TaskState.TASK_STATE_COMPLETED);
+    assert.deepEqual(stateOf(third), { count: 3 }, "every turn's tool ran in the one context");
+
+    const states = (await followed).map(stateOfEvent).filter((s) => s !== undefined);
+    assert.deepEqual(states, [
+      TaskState.TASK_STATE_WORKING,
+      TaskState.TASK_STATE_INPUT_REQUIRED,
+      TaskState.TASK_STATE_WORKING,
+      TaskState.TASK_STATE_COMPLETED,
+    ]);
+    const users = third.history.filter((m) => m.role === Role.ROLE_USER);
+    assert.deepEqual(users.map((m) => m.parts[0].content?.value), [
+      "/call bump {}",
+      '/call bump {"by": 2}',
+      "that will do",
+    ]);
+  }
+});
+
+Deno.test("a2a: list answers omit history and artifacts unless asked, on the wire", async () => {
+  await using t = await startTestServer({ manifest });
+  const sent = await (await rpc(t, {
+    jsonrpc: "2.0",
+    id: 1,
+    method: "SendMessage",
+    params: { message: { messageId: "w1", role: "ROLE_USER", parts: [{ text: "hi" }] } },
+  })).json();
+  const contextId = sent.result.task.contextId;
+  const rest = await (await t.fetch(`/a2a/tasks?contextId=${contextId}`)).json();
+  const rpcList = (await (await rpc(t, {
+    jsonrpc: "2.0",
+    id: 2,
+    method: "ListTasks",
+    params: { contextId },
+  })).json()).result;
+  for (const body of [rest, rpcList]) {
+    assert.deepEqual(Object.keys(body).sort(), ["nextPageToken", "pageSize", "tasks", "totalSize"]);
+    assert.equal(body.nextPageToken, "");
+    assert.deepEqual(Object.keys(body.tasks[0]).sort(), ["contextId", "id", "status"]);
+  }
+  const full = await (await t.fetch(
+    `/a2a/tasks?contextId=${contextId}&includeArtifacts=true&historyLength=5`,
+  )).json();
+  assert.equal(full.tasks[0].artifacts[0].parts[0].text, "hi");
+  assert.equal(full.tasks[0].history.length, 2);
+  for (const query of ["pageSize=0", "pageSize=abc", "includeArtifacts=maybe", "status=RUNNING"]) {
+    await restError(await t.fetch(`/a2a/tasks?${query}`), 400, "INVALID_PARAMS");
+  }
+  await rpcError(
+    await rpc(t, { jsonrpc: "2.0", id: 3, method: "ListTasks", params: { pageSize: 0 } }),
+    -32602,
+  );
 });

@@ -19,7 +19,7 @@ import {
   userInput,
 } from "../../../src/protocols/a2a/request.ts";
 import type { MessageInput } from "../../../src/protocols/a2a/schemas.ts";
-import { buildTask, taskState } from "../../../src/protocols/a2a/task.ts";
+import { buildTask, noteMessage, taskState, turnNote } from "../../../src/protocols/a2a/task.ts";
 
 function reasonOf(fn: () => unknown): string | undefined {
   try {
@@ -207,7 +207,12 @@ Deno.test("mapping: a run as a task (artifacts, history, historyLength, modes)",
     stored("t1", "tool", [{ type: "data", value: 1 }], { tool_call_id: "c" }),
     stored("a2", "assistant", [{ type: "text", value: "hello" }]),
   ];
-  const task = buildTask(run(), messages, { a: 1 });
+  const chain = (context: Record<string, unknown> | null) => ({
+    origin_run_id: "r1",
+    runs: [{ run: run(), note: null, messages }],
+    context,
+  });
+  const task = buildTask(chain({ a: 1 }));
   assert.equal(task.id, "r1");
   assert.equal(task.contextId, "s1");
   assert.deepEqual(task.status, {
@@ -222,22 +227,77 @@ Deno.test("mapping: a run as a task (artifacts, history, historyLength, modes)",
     ["u1", "ROLE_USER", 2],
     ["a2", "ROLE_AGENT", 1],
   ]);
-  assert.equal(buildTask(run(), messages, null, { historyLength: 0 }).history, undefined);
+  assert.equal(buildTask(chain(null), { historyLength: 0 }).history, undefined);
   assert.deepEqual(
-    buildTask(run(), messages, null, { historyLength: 1 }).history?.map((m) => m.messageId),
+    buildTask(chain(null), { historyLength: 1 }).history?.map((m) => m.messageId),
     ["a2"],
   );
   assert.deepEqual(
-    buildTask(run(), messages, { a: 1 }, { modes: { text: false, json: true } }).artifacts
+    buildTask(chain({ a: 1 }), { modes: { text: false, json: true } }).artifacts
       ?.map((a) => a.artifactId),
     ["state"],
   );
+  assert.equal(buildTask(chain(null), { includeArtifacts: false }).artifacts, undefined);
+  const bare = {
+    origin_run_id: "r1",
+    runs: [{ run: run(), note: null, messages: [] }],
+    context: null,
+  };
+  assert.deepEqual(buildTask(bare, { includeArtifacts: true }).artifacts, [], "asked: even empty");
+  assert.equal(buildTask(bare).artifacts, undefined, "not asked: only when there are some");
 
   // The official SDK reads it as a v1.0 task.
   const decoded = SdkTask.fromJSON(JSON.parse(JSON.stringify(task)));
   assert.equal(decoded.status?.state, TaskState.TASK_STATE_COMPLETED);
   assert.equal(decoded.artifacts[0].parts[0].content?.$case, "text");
   assert.equal(decoded.history.length, 2);
+});
+
+Deno.test("mapping: a task of several turns (a chain of runs)", () => {
+  const waiting = run({
+    status: "interrupted",
+    result: null,
+    interrupt_payload: {
+      reason: "tool_calls",
+      pending: [{ tool_call_id: "c1", tool_name: "pay", arguments: {}, kind: "approval" }],
+    },
+  });
+  const answered = run({ run_id: "r2", updated_at: "2026-01-01T00:00:05.000Z" });
+  const answer = turnNote(
+    { messageId: "m2", role: "ROLE_USER", parts: [{ text: "yes" }] },
+    "s1",
+    "r1",
+  );
+  const task = buildTask({
+    origin_run_id: "r1",
+    runs: [
+      {
+        run: waiting,
+        note: null,
+        messages: [stored("u1", "user", [{ type: "text", value: "pay" }])],
+      },
+      {
+        run: answered,
+        note: answer,
+        messages: [stored("a2", "assistant", [{ type: "text", value: "paid" }], { run_id: "r2" })],
+      },
+    ],
+    context: null,
+  });
+  assert.equal(task.id, "r1", "the task is its first run");
+  assert.deepEqual(task.status, {
+    state: "TASK_STATE_COMPLETED",
+    timestamp: "2026-01-01T00:00:05.000Z",
+  });
+  // Every turn: the request, the question asked, the answer (kept with the link), the reply.
+  assert.deepEqual(task.history?.map((m) => [m.messageId, m.role, m.taskId]), [
+    ["u1", "ROLE_USER", "r1"],
+    ["r1:status", "ROLE_AGENT", "r1"],
+    ["m2", "ROLE_USER", "r1"],
+    ["a2", "ROLE_AGENT", "r1"],
+  ]);
+  assert.equal(noteMessage({ message: "junk" }), null);
+  assert.equal(noteMessage(null), null);
 });
 
 Deno.test("mapping: the Agent Card from the manifest", () => {
