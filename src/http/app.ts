@@ -103,6 +103,14 @@ export function createApp(services: AppServices, addOns: readonly AddOn[] = []):
     const err = errors.routeNotFound(c.req.method, c.req.path);
     return c.json(err.toBody(), 404);
   });
-  app.onError((err, c) => errorResponse(c, err));
+  app.onError((err, c) => {
+    // Raised before routing (API key, tenant header) for a request to an add-on: its shape.
+    const path = c.req.path;
+    const owner = addOns.find((a) =>
+      a.errorResponse && a.basePath !== "" &&
+      (path === a.basePath || path.startsWith(`${a.basePath}/`))
+    );
+    return owner?.errorResponse ? owner.errorResponse(c, err) : errorResponse(c, err);
+  });
   return app;
 }

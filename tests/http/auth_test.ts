@@ -60,7 +60,24 @@ Deno.test("api keys over HTTP", async (tt) => {
     // Refused before anything else looks at the request: no 422, no 404, no run.
     await assertError(await t.fetch("/v1/runs", { method: "POST", json: { bad: true } }), 401001);
     await assertError(await t.fetch("/v1/no-such-route"), 401001);
-    await assertError(await t.fetch("/a2a/message:send", { method: "POST", json: {} }), 401001);
+    // Under the A2A base the refusal speaks the binding: google.rpc.Status on HTTP+JSON...
+    const rest = await t.fetch("/a2a/message:send", { method: "POST", json: {} });
+    assert.equal(rest.status, 401);
+    assert.equal(rest.headers.get("www-authenticate"), 'Bearer realm="agentd"');
+    const status = (await rest.json()).error;
+    assert.equal(status.status, "UNAUTHENTICATED");
+    assert.equal(status.details[0].reason, "AGENTD_401001");
+    // ...and a JSON-RPC error (the native code as its code) on JSON-RPC.
+    const rpc = await t.fetch("/a2a", {
+      method: "POST",
+      json: { jsonrpc: "2.0", id: 1, method: "GetTask", params: { id: "x" } },
+    });
+    assert.equal(rpc.status, 401);
+    const envelope = await rpc.json();
+    assert.equal(envelope.jsonrpc, "2.0");
+    assert.equal(envelope.id, null);
+    assert.equal(envelope.error.code, 401001);
+    assert.equal(envelope.error.data[0].reason, "AGENTD_401001");
   });
 
   await tt.step("200 with a valid key, in both header forms", async () => {
@@ -148,6 +165,18 @@ Deno.test("api keys over HTTP", async (tt) => {
     assert.equal(card.securityRequirements.length, 2);
     // Open means open only for reading them.
     await assertError(await t.fetch("/healthz", { method: "POST" }), 401001);
+    const rpc = await t.fetch("/a2a", {
+      method: "POST",
+      headers: bearer(ACME),
+      tenant: "default",
+      json: { jsonrpc: "2.0", id: 2, method: "GetTask", params: { id: "x" } },
+    });
+    assert.equal(rpc.status, 403);
+    assert.equal((await rpc.json()).error.code, 403001);
+    // An invalid X-Tenant-ID under the A2A base: the binding's shape too.
+    const bad = await t.fetch("/a2a/tasks/x", { headers: bearer(UNBOUND), tenant: "no spaces" });
+    assert.equal(bad.status, 400);
+    assert.equal((await bad.json()).error.details[0].reason, "AGENTD_400002");
   });
 
   await tt.step("A2A: a bound key cannot name another tenant in the path or body", async () => {

@@ -4,6 +4,7 @@
  * `createApp`, which mounts the routes; the API reference documents them from their declarations.
  * Nothing in src/http knows an add-on by name.
  */
+import type { Ctx } from "./env.ts";
 import type { Routes } from "./routes.ts";
 
 /** One protocol add-on, ready to mount. */
@@ -23,4 +24,9 @@ export interface AddOn {
   readonly publicPaths: readonly string[];
   /** The OpenAPI tag its operations carry, with the tag's description. */
   readonly tag: { name: string; description: string };
+  /**
+   * Answers an error the app raised for a request under `basePath` before the add-on routed it
+   * (API key, tenant header), in the add-on's own error shape; absent: the native body.
+   */
+  readonly errorResponse?: (c: Ctx, err: unknown) => Response;
 }

@@ -5,7 +5,7 @@
  */
 import type { AddOn } from "../../http/kit/mod.ts";
 import { CARD_PATH } from "./discovery.ts";
-import { a2aRoutes, a2aWellKnownRoutes } from "./routes.ts";
+import { a2aErrorResponse, a2aRoutes, a2aWellKnownRoutes } from "./routes.ts";
 
 /** The add-on for a manifest's `protocol { a2a { path = ... } }` block. */
 export function a2aAddOn(settings: { path: string }): AddOn {
@@ -19,6 +19,7 @@ export function a2aAddOn(settings: { path: string }): AddOn {
     // The root card, for clients that discover from the host; the base path card stays canonical.
     ...(basePath === "" ? {} : { rootRoutes: a2aWellKnownRoutes(cardModified) }),
     publicPaths: [...new Set([CARD_PATH, `${basePath}${CARD_PATH}`])],
+    errorResponse: a2aErrorResponse,
     tag: {
       name: "A2A",
       description: "The A2A add-on (`protocol { a2a {} }`, A2A v1.0, JSON-RPC and HTTP+JSON " +

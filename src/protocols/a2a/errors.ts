@@ -11,7 +11,8 @@
  * native numeric code in its metadata and, on JSON-RPC, as the application-defined error code), so
  * every error of the add-on has one shape per binding.
  */
-import type { ApiError, FieldError } from "../../errors.ts";
+import { type ApiError, errors, type FieldError } from "../../errors.ts";
+import { apiErrorOf } from "../../http/kit/mod.ts";
 
 /** ErrorInfo `@type`. */
 export const ERROR_INFO_TYPE = "type.googleapis.com/google.rpc.ErrorInfo";
@@ -273,4 +274,16 @@ export function fromApiError(err: ApiError): A2aError {
   return new A2aError(err.status, rpcStatusOf(err), err.message, [
     errorInfo(`AGENTD_${err.code}`, AGENTD_ERROR_DOMAIN, { code: String(err.code) }),
   ], jsonRpc);
+}
+
+/**
+ * Any thrown error as an A2A error: itself, a native error re-shaped, or — for anything else, a
+ * bug — an internal error, after `unexpected` has logged it (its details never reach a client).
+ */
+export function asA2aError(err: unknown, unexpected: (err: unknown) => void): A2aError {
+  if (err instanceof A2aError) return err;
+  const known = apiErrorOf(err);
+  if (known) return fromApiError(known);
+  unexpected(err);
+  return fromApiError(errors.internal());
 }

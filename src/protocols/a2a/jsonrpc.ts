@@ -22,9 +22,8 @@ import {
   sseResponse,
   validate,
 } from "../../http/kit/mod.ts";
-import { errors } from "../../errors.ts";
 import { type A2aCall, callOf, checkVersion, extensionHeader } from "./call.ts";
-import { A2aError, a2aErrors, fromApiError, JSON_RPC } from "./errors.ts";
+import { type A2aError, a2aErrors, asA2aError, JSON_RPC } from "./errors.ts";
 import {
   cancelTask,
   getTask,
@@ -154,7 +153,7 @@ export async function jsonRpcHandler(c: Ctx): Promise<Response> {
       return c.body(null, 204);
     }
     if ("stream" in outcome) {
-      return sseResponse(frames(outcome.stream, id), {
+      return sseResponse(frames(outcome.stream, id, (e) => logUnexpected(c, e)), {
         keepaliveMs: keepaliveMs(c),
         headers: outcome.headers,
       });
@@ -162,8 +161,7 @@ export async function jsonRpcHandler(c: Ctx): Promise<Response> {
     return c.json({ jsonrpc: "2.0", id, result: outcome.result }, 200, outcome.headers);
   } catch (err) {
     if (notification) return c.body(null, 204);
-    const error = asA2aError(c, err);
-    return c.json({ jsonrpc: "2.0", id, error: error.toJsonRpc() }, jsonRpcStatus(error) as 200);
+    return jsonRpcErrorResponse(c, err, id);
   }
 }
 
@@ -250,16 +248,18 @@ function dispatch(c: Ctx, method: string, params: unknown): Promise<Outcome> {
   return run(c, params as Record<string, unknown>);
 }
 
-/** Any thrown error as an A2A error; unexpected ones are logged and hidden. */
-function asA2aError(c: Ctx, err: unknown): A2aError {
-  if (err instanceof A2aError) return err;
-  const known = apiErrorOf(err);
-  if (known) return fromApiError(known);
+/** Logs an error no client caused (a bug), with the request id. */
+export function logUnexpected(c: Ctx, err: unknown): void {
   c.get("services")?.log.error("unhandled error", {
     request_id: c.get("requestId"),
     error: (err as Error)?.stack ?? String(err),
   });
-  return fromApiError(errors.internal());
+}
+
+/** An error as a JSON-RPC error response to request `id` (null when it is not known). */
+export function jsonRpcErrorResponse(c: Ctx, err: unknown, id: JsonRpcId = null): Response {
+  const error = asA2aError(err, (e) => logUnexpected(c, e));
+  return c.json({ jsonrpc: "2.0", id, error: error.toJsonRpc() }, jsonRpcStatus(error) as 200);
 }
 
 /**
@@ -275,13 +275,13 @@ function jsonRpcStatus(error: A2aError): number {
 async function* frames(
   updates: AsyncIterable<StreamResponse>,
   id: JsonRpcId,
+  log?: (err: unknown) => void,
 ): AsyncGenerator<string> {
   try {
     for await (const result of updates) yield sseFrame({ jsonrpc: "2.0", id, result });
   } catch (err) {
-    const error = err instanceof A2aError
-      ? err
-      : fromApiError(apiErrorOf(err) ?? errors.internal());
+    // Frames already went out: the error is the stream's last frame (logged once, as a bug is).
+    const error = asA2aError(err, (e) => log?.(e));
     yield sseFrame({ jsonrpc: "2.0", id, error: error.toJsonRpc() });
   }
 }

@@ -21,7 +21,6 @@ import type { RouteConfig } from "@hono/zod-openapi";
 import type { Context, MiddlewareHandler } from "hono";
 import { z } from "zod";
 import {
-  apiErrorOf,
   type AppEnv,
   bodyLimit,
   jsonBody,
@@ -35,11 +34,15 @@ import {
   sseResponse,
   validate,
 } from "../../http/kit/mod.ts";
-import { errors } from "../../errors.ts";
 import { type A2aCall, callOf as resolveCall, checkVersion, extensionHeader } from "./call.ts";
 import { CARD_MAX_AGE, CARD_PATH, cardHandler } from "./discovery.ts";
-import { A2aError, a2aErrors, fromApiError } from "./errors.ts";
-import { JSON_RPC_METHODS, jsonRpcHandler } from "./jsonrpc.ts";
+import { a2aErrors, asA2aError } from "./errors.ts";
+import {
+  JSON_RPC_METHODS,
+  jsonRpcErrorResponse,
+  jsonRpcHandler,
+  logUnexpected,
+} from "./jsonrpc.ts";
 import {
   cancelTask,
   getTask,
@@ -451,20 +454,21 @@ function ok(c: Ctx, body: unknown, headers: Record<string, string> = {}): Respon
   return c.body(JSON.stringify(body), 200, { ...headers, "content-type": type });
 }
 
-/** An error as the A2A body (`application/json`); unexpected ones are logged and hidden. */
-function errorResponse(c: Ctx, err: Error): Response {
-  let error: A2aError;
-  const known = apiErrorOf(err);
-  if (err instanceof A2aError) error = err;
-  else if (known) error = fromApiError(known);
-  else {
-    c.get("services")?.log.error("unhandled error", {
-      request_id: c.get("requestId"),
-      error: err?.stack ?? String(err),
-    });
-    error = fromApiError(errors.internal());
-  }
+/** An error as the HTTP+JSON body (`application/json`); unexpected ones are logged and hidden. */
+function errorResponse(c: Ctx, err: unknown): Response {
+  const error = asA2aError(err, (e) => logUnexpected(c, e));
   return c.json(error.toBody(), error.status as 400);
+}
+
+/**
+ * The answer to an error raised for a request to the add-on before it routed it (the app's API
+ * key and tenant middleware): in the shape of the binding the request speaks — a JSON-RPC error
+ * for `POST <base>`, the HTTP+JSON body for any other path under the base.
+ */
+export function a2aErrorResponse(c: Ctx, err: unknown): Response {
+  const rest = relativePath(c);
+  if (c.req.method === "POST" && (rest === "/" || rest === "")) return jsonRpcErrorResponse(c, err);
+  return errorResponse(c, err);
 }
 
 async function* frames(updates: AsyncIterable<StreamResponse>): AsyncGenerator<string> {
