@@ -15,12 +15,16 @@ import {
 } from "@a2a-js/sdk";
 import type { Client } from "@a2a-js/sdk/client";
 import {
+  dropSchema,
   eventually,
   readSse,
   startTestServer,
   type StoreKind,
   storeKinds,
+  testPostgresUrl,
+  testRedisUrl,
   type TestServer,
+  uniqueName,
 } from "../../_kit/mod.ts";
 import {
   artifactText,
@@ -74,6 +78,9 @@ const manifest = {
   },
 };
 
+/** 25 words: about half a second of echo, ample to see the task working first. */
+const MEDIUM_TEXT = Array.from({ length: 25 }, (_, i) => `w${i}`).join(" ");
+
 /** 250 words: about five seconds of echo, far longer than any step that acts on the task. */
 const LONG_TEXT = Array.from({ length: 250 }, (_, i) => `word${i}`).join(" ");
 
@@ -126,7 +133,7 @@ async function scenarios(tt: Deno.TestContext, store: StoreKind, transport: Tran
   await tt.step("send (non-blocking): a working task that then completes", async () => {
     const task = asTask(
       await client.sendMessage(
-        request(message([text("one two three")]), { returnImmediately: true }),
+        request(message([text(MEDIUM_TEXT)]), { returnImmediately: true }),
       ),
     );
     assert.equal(task.status?.state, TaskState.TASK_STATE_WORKING);
@@ -134,7 +141,7 @@ async function scenarios(tt: Deno.TestContext, store: StoreKind, transport: Tran
       const read = await client.getTask({ tenant: "", id: task.id });
       return read.status?.state === TaskState.TASK_STATE_COMPLETED && read;
     }, { what: "the task to complete" });
-    assert.equal(artifactText(done), "one two three");
+    assert.equal(artifactText(done), MEDIUM_TEXT);
     await assertSameAsNative(t, done);
   });
 
@@ -248,16 +255,24 @@ async function scenarios(tt: Deno.TestContext, store: StoreKind, transport: Tran
     await client.cancelTask({ tenant: "", id: working.id, metadata: undefined });
   });
 
-  await tt.step("subscribe to a working task: snapshot, then its updates to the end", async () => {
+  await tt.step("subscribe to a working task: snapshot, its updates, to its end", async () => {
     const task = asTask(
-      await client.sendMessage(
-        request(message([text("a b c d e f")]), { returnImmediately: true }),
-      ),
+      await client.sendMessage(request(message([text(LONG_TEXT)]), { returnImmediately: true })),
     );
-    const events = await collect(client.resubscribeTask({ tenant: "", id: task.id }));
-    assert.equal(payloadCase(events[0]), "task");
-    const last = events.at(-1)!.payload!.value as { status?: { state: TaskState } };
-    assert.equal(last.status?.state, TaskState.TASK_STATE_COMPLETED);
+    const subscription = client.resubscribeTask({ tenant: "", id: task.id })[
+      Symbol.asyncIterator
+    ]();
+    const snapshot = (await subscription.next()).value as StreamResponse;
+    assert.equal(stateOfEvent(snapshot), TaskState.TASK_STATE_WORKING);
+    // Live updates flow (a WORKING status may come first); the task's end (cancelled) ends it.
+    for (;;) {
+      const next = (await subscription.next()).value as StreamResponse;
+      if (payloadCase(next) === "artifactUpdate") break;
+      assert.equal(stateOfEvent(next), TaskState.TASK_STATE_WORKING);
+    }
+    await client.cancelTask({ tenant: "", id: task.id, metadata: undefined });
+    const rest = await collect({ [Symbol.asyncIterator]: () => subscription });
+    assert.equal(stateOfEvent(rest.at(-1)!), TaskState.TASK_STATE_CANCELED);
   });
 
   await tt.step("multi-turn: the answer continues the task; a subscriber sees it end", async () => {
@@ -650,5 +665,47 @@ Deno.test("a2a: list answers omit history and artifacts unless asked, on the wir
   await rpcError(
     await rpc(t, { jsonrpc: "2.0", id: 3, method: "ListTasks", params: { pageSize: 0 } }),
     -32602,
+  );
+});
+
+Deno.test({
+  name: "a2a: a subscriber on one replica follows the turns another replica runs (Redis)",
+  ignore: !(testPostgresUrl && testRedisUrl),
+}, async () => {
+  const schema = uniqueName("agentd_a2a_replicas");
+  // Declared first, disposed last: the schema goes once both replicas have closed.
+  await using _drop = { [Symbol.asyncDispose]: () => dropSchema(schema) };
+  const shared = {
+    ...manifest,
+    runtime: { pubsub: { kind: "redis", url: testRedisUrl, prefix: uniqueName("agentd") } },
+  };
+  await using a = await startTestServer({
+    store: "postgres",
+    manifest: shared,
+    shared: { schema },
+  });
+  await using b = await startTestServer({
+    store: "postgres",
+    manifest: shared,
+    shared: { schema },
+  });
+  const onA = await clientFor(a, "HTTP+JSON");
+  const onB = await clientFor(b, "JSONRPC");
+  const waiting = asTask(await onA.sendMessage(request(message([text("/call pay {}")]))));
+  const subscription = onB.resubscribeTask({ tenant: "", id: waiting.id })[Symbol.asyncIterator]();
+  assert.equal(
+    stateOfEvent((await subscription.next()).value as StreamResponse),
+    TaskState.TASK_STATE_INPUT_REQUIRED,
+  );
+  const rest = collect({ [Symbol.asyncIterator]: () => subscription });
+  const done = asTask(
+    await onA.sendMessage(request(message([text("yes")], { taskId: waiting.id }))),
+  );
+  assert.equal(done.status?.state, TaskState.TASK_STATE_COMPLETED);
+  const states = (await rest).map(stateOfEvent).filter((s) => s !== undefined);
+  assert.deepEqual(states, [TaskState.TASK_STATE_WORKING, TaskState.TASK_STATE_COMPLETED]);
+  assert.equal(
+    (await onB.getTask({ tenant: "", id: waiting.id })).status?.state,
+    done.status?.state,
   );
 });
