@@ -21,7 +21,7 @@ import type {
 
 /**
  * Loads and validates the start state of a run with one store read (`readStart`: one checkpoint
- * and one conversation, however long the session). Throws `errors.checkpointNotFound` (404) for
+ * and one conversation, however long the session; none for a new session). Throws `errors.checkpointNotFound` (404) for
  * an unknown `checkpoint_id`, `errors.messageExists` (409) for an input `message_id` the
  * conversation already has, and an `ApiError` 422 on `resume_payload` (`nothing_to_resume`,
  * `missing_tool_result`, `unknown_tool_call`, `duplicate_answer`). Reads only; writes nothing.
@@ -29,11 +29,20 @@ import type {
 export async function loadStart(
   deps: EngineDeps,
   prepared: PreparedRun,
-  input: RunIds & { request: { checkpoint_id?: string | null; messages: MessageInput[] } },
+  input: RunIds & {
+    request: {
+      session_id?: string | null;
+      checkpoint_id?: string | null;
+      messages: MessageInput[];
+    };
+  },
 ): Promise<StartState> {
   const { tenant_id, session_id, run_id, request } = input;
   const forkId = request.checkpoint_id || null;
-  const read = await deps.store.readStart(tenant_id, session_id, forkId);
+  // A request that names no session starts one under an id just generated: nothing to read.
+  const read = request.session_id
+    ? await deps.store.readStart(tenant_id, session_id, forkId)
+    : { clock: null, checkpoint: null, messages: [] };
   const checkpoint = read.checkpoint;
   if (forkId && !checkpoint) throw errors.checkpointNotFound(forkId);
   const conversation = read.messages;

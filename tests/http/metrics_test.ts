@@ -264,7 +264,7 @@ for (const kind of storeKinds) {
         assert.ok(total(after, "agentd_tool_duration_seconds_sum", { tool: "add" }) > 0);
         // The events of one turn of the event loop go out as one message: at least one a run.
         assert.ok(delta("agentd_pubsub_publish_seconds_count", { transport: "memory" }) >= 3);
-        for (const method of ["readStart", "createRun", "commitStep", "finishRun"]) {
+        for (const method of ["createRun", "commitStep", "finishRun"]) {
           assert.ok(
             total(after, "agentd_store_query_seconds_count", { method }) > 0,
             `store method ${method} is timed`,
