@@ -8,6 +8,9 @@
  *   next sandbox process when the pool has none ready;
  * - "4 at once": four concurrent calls (latency of each).
  *
+ * Then the limits issue 12 measured: a tool returning 50 MB and one emitting 100,000 events
+ * (time to the outcome, and this process's RSS growth; both are refused at the default limits).
+ *
  * Flags: --rounds N (default 5), --calls N (per round and mode, default 100), --only js|python.
  * Prints p50 and p95 per round and their spread over the rounds.
  */
@@ -123,6 +126,37 @@ try {
   }
 } finally {
   for (const [, tool] of tools) await tool.close?.();
+}
+
+console.log("\nlimits: time to the outcome, and RSS growth of this process");
+for (
+  const [label, kind, module, fn] of [
+    ["javascript", "javascript", "echo.ts", undefined],
+    ["python", "python", "echo.py", "echo"],
+  ] as const
+) {
+  if (flags.only && !label.startsWith(flags.only === "js" ? "javascript" : flags.only)) continue;
+  for (
+    const [what, name, args] of [
+      ["50 MB result", "big", { mb: 50 }],
+      ["100k emits", "flood", { count: 100_000 }],
+    ] as const
+  ) {
+    const tool = kind === "javascript"
+      ? createJavaScriptTool(spec(name, { kind, module: fixture(module), function: name }))
+      : createPythonTool(spec(name, { kind, module: fixture(module), function: fn && name }));
+    let events = 0;
+    const rss = Deno.memoryUsage().rss;
+    const started = performance.now();
+    const outcome = await tool.call(args, { ...ctx, emit: () => events++ });
+    const ms = performance.now() - started;
+    const grew = (Deno.memoryUsage().rss - rss) / 2 ** 20;
+    await tool.close?.();
+    const said = JSON.stringify(outcome.result).slice(0, 90);
+    console.log(
+      `${label}, ${what}: ${ms.toFixed(0)} ms, +${grew.toFixed(1)} MiB, ${events} events: ${said}`,
+    );
+  }
 }
 
 console.log("\nsummary: median over rounds [min–max]");
