@@ -129,32 +129,31 @@ try {
 }
 
 console.log("\nlimits: time to the outcome, and RSS growth of this process");
-for (
-  const [label, kind, module, fn] of [
-    ["javascript", "javascript", "echo.ts", undefined],
-    ["python", "python", "echo.py", "echo"],
-  ] as const
-) {
-  if (flags.only && !label.startsWith(flags.only === "js" ? "javascript" : flags.only)) continue;
-  for (
-    const [what, name, args] of [
-      ["50 MB result", "big", { mb: 50 }],
-      ["100k emits", "flood", { count: 100_000 }],
-    ] as const
-  ) {
+// The hostile fixtures of tests/tools/isolation_test.ts (the same attacks, here timed).
+const hostile = (name: string) =>
+  fileURLToPath(new URL(`../tests/tools/fixtures/${name}`, import.meta.url));
+const attacks = [
+  ["javascript", "hostile.ts", "bigResult", "emitFlood"],
+  ["python", "hostile.py", "big_result", "emit_flood"],
+] as const;
+for (const [kind, module, big, flood] of attacks) {
+  if (flags.only && !kind.startsWith(flags.only === "js" ? "javascript" : flags.only)) continue;
+  const runs = [["50 MB result", big, { mb: 50 }], ["100k emits", flood, { count: 100_000 }]];
+  for (const [what, name, args] of runs as [string, string, Record<string, unknown>][]) {
+    const block = { kind, module: hostile(module), function: name };
     const tool = kind === "javascript"
-      ? createJavaScriptTool(spec(name, { kind, module: fixture(module), function: name }))
-      : createPythonTool(spec(name, { kind, module: fixture(module), function: fn && name }));
+      ? createJavaScriptTool(spec(name, block))
+      : createPythonTool(spec(name, block));
     let events = 0;
     const rss = Deno.memoryUsage().rss;
     const started = performance.now();
     const outcome = await tool.call(args, { ...ctx, emit: () => events++ });
     const ms = performance.now() - started;
     const grew = (Deno.memoryUsage().rss - rss) / 2 ** 20;
-    await tool.close?.();
+    await tool.close();
     const said = JSON.stringify(outcome.result).slice(0, 90);
     console.log(
-      `${label}, ${what}: ${ms.toFixed(0)} ms, +${grew.toFixed(1)} MiB, ${events} events: ${said}`,
+      `${kind}, ${what}: ${ms.toFixed(0)} ms, +${grew.toFixed(1)} MiB, ${events} events: ${said}`,
     );
   }
 }

@@ -81,6 +81,7 @@ Deno.test("buildTools: every broken block is named in one startup error", () => 
         permissions: { net: ["example.com:443"] },
       },
       nosandboxjs: { kind: "javascript", module: "js_tools.ts", sandbox: "none" },
+      commajs: { kind: "javascript", module: "js_tools.ts", permissions: { read: ["a,b"] } },
       remote: { kind: "javascript", module: "https://example.com/tool.ts" },
     }));
   } catch (e) {
@@ -101,8 +102,9 @@ Deno.test("buildTools: every broken block is named in one startup error", () => 
   );
   assert.match(text, /tool 'hostspy': permissions.net of a python tool is true or false/);
   assert.match(text, /tool 'nosandboxjs': sandbox applies to python tools/);
+  assert.match(text, /tool 'commajs': permissions.read has an entry with a comma/);
   assert.match(text, /tool 'remote': module "https:\/\/example.com\/tool.ts" is remote/);
-  assert.equal(err.problems.length, 8);
+  assert.equal(err.problems.length, 9);
   assert.ok(!text.includes("tool 'ok'"));
 });
 
