@@ -147,8 +147,19 @@ export async function startServer(
   const store = instrumentStore(
     await openStore(
       storage.kind === "postgres"
-        ? { kind: "postgres", url: storage.url!, schema: storage.schema, clock: options.clock }
-        : { kind: "sqlite", path: storage.path ?? ":memory:", clock: options.clock },
+        ? {
+          kind: "postgres",
+          url: storage.url!,
+          schema: storage.schema,
+          clock: options.clock,
+          timeoutMs: storage.timeout,
+        }
+        : {
+          kind: "sqlite",
+          path: storage.path ?? ":memory:",
+          clock: options.clock,
+          timeoutMs: storage.timeout,
+        },
     ),
     metrics,
     tracer,

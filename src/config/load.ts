@@ -52,6 +52,7 @@ export const ENV_OVERRIDES: readonly EnvOverride[] = [
   { variable: "AGENT__STORAGE__PATH", path: ["runtime", "storage", "path"], type: "string" },
   { variable: "AGENT__STORAGE__URL", path: ["runtime", "storage", "url"], type: "string" },
   { variable: "AGENT__STORAGE__SCHEMA", path: ["runtime", "storage", "schema"], type: "string" },
+  { variable: "AGENT__STORAGE__TIMEOUT", path: ["runtime", "storage", "timeout"], type: "integer" },
   { variable: "AGENT__PUBSUB__KIND", path: ["runtime", "pubsub", "kind"], type: "string" },
   { variable: "AGENT__PUBSUB__CAPACITY", path: ["runtime", "pubsub", "capacity"], type: "integer" },
   { variable: "AGENT__PUBSUB__URL", path: ["runtime", "pubsub", "url"], type: "string" },

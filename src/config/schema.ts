@@ -185,6 +185,11 @@ export const StorageSchema = z.object({
   url: z.string().optional(),
   /** PostgreSQL schema to use (created when missing). */
   schema: z.string().regex(/^[a-z_][a-z0-9_]*$/).optional(),
+  /**
+   * Milliseconds any store call may take (connecting, waiting for a lock, the query); past it
+   * the call fails as unavailable (503 with `Retry-After` to clients) instead of waiting on.
+   */
+  timeout: z.number().int().positive().max(600_000).default(5_000),
 }).strict();
 
 /** Live event transport for re-attach streams (spec: AGENT__PUBSUB__*). */

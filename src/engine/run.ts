@@ -8,7 +8,7 @@ import type { Message, MessageInput, RunError, ToolCall } from "../api/schemas.t
 import { systemClock } from "../clock.ts";
 import { ModelError } from "../models/types.ts";
 import type { Logger } from "../log.ts";
-import { newMessages } from "../store/mod.ts";
+import { newMessages, StoreUnavailable } from "../store/mod.ts";
 import type { StepCommit } from "../store/types.ts";
 import type { Tool, ToolCallContext, ToolOutcome } from "../tools/types.ts";
 import { abortable, abortableIter, RunCancelled, withPushes } from "./async.ts";
@@ -382,6 +382,13 @@ class Execution {
         provider: error.provider,
         model: error.model,
         attempts: error.attempts,
+      };
+    } else if (error instanceof StoreUnavailable) {
+      // An outage, not a bug: the run cannot save its steps, so it stops where it last saved.
+      this.log.warn("run failed: the store is unavailable", { error: error.message });
+      runError = {
+        code: "store_unavailable",
+        message: "the store could not be reached during the run; its last saved step is kept",
       };
     } else {
       this.log.error("run failed with an internal error", { error: errorDetail(error) });

@@ -37,6 +37,8 @@ export function createApp(services: AppServices, addOns: readonly AddOn[] = []):
     // Every line logged while handling the request (and by runs it starts) carries its id.
     await withLogContext({ request_id: requestId }, next);
     c.header("x-request-id", requestId);
+    // Every 503 (store unreachable, shutting down, too many connections) is worth a retry soon.
+    if (c.res.status === 503 && !c.res.headers.has("retry-after")) c.header("retry-after", "1");
     // Probes and scrapes arrive every few seconds: keep them out of the info stream.
     const level = PROBE_PATHS.has(c.req.path) && c.res.status < 400 ? "debug" : "info";
     // A client that hung up mid-request got no answer: its own line, not a failed request.

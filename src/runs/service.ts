@@ -20,6 +20,7 @@ import {
   type StepCommit,
   type Store,
 } from "../store/types.ts";
+import { StoreUnavailable } from "../store/errors.ts";
 import { AsyncQueue } from "./queue.ts";
 import {
   type ChainState,
@@ -159,6 +160,13 @@ export class RunService {
   #unwatch?: () => Promise<void>;
   #polling = false;
   #lastSweep = 0;
+  /**
+   * Since when (clock ms) every store call of the heartbeat and the poll succeeded; undefined
+   * while the store fails. The sweeper waits for a whole lease of it (see `#poll`).
+   */
+  #reachableSince: number | undefined;
+  /** Set when shutdown's grace is over: unsaved outcomes are not retried any more. */
+  #stopRetrying = false;
 
   constructor(options: RunServiceOptions) {
     this.replicaId = options.replicaId ?? `replica-${crypto.randomUUID().slice(0, 8)}`;
@@ -173,7 +181,15 @@ export class RunService {
 
   /** Starts the heartbeat, the cancellation watch and the sweeper. */
   async open(): Promise<void> {
-    this.#unwatch = await this.#store.watchCancellations((runId) => this.#abortLocal(runId));
+    this.#unwatch = await this.#store.watchCancellations(
+      (runId) => this.#abortLocal(runId),
+      () => {
+        // Cancellations made while the watch was down were not heard: look once now.
+        this.#log.info("cancellation watch re-established");
+        void this.#poll();
+      },
+    );
+    this.#reachableSince = this.#clock.now();
     this.#timers.push(setInterval(() => this.#heartbeat(), this.#replica.heartbeat_interval));
     this.#timers.push(setInterval(() => this.#poll(), this.#replica.poll_interval));
   }
@@ -392,6 +408,7 @@ export class RunService {
     const first = await Promise.race([all().then(() => "done" as const), graceOver]);
     clearTimeout(timer);
     if (first === "timeout") {
+      this.#stopRetrying = true;
       for (const active of this.#active.values()) {
         active.reason ??= "shutdown";
         active.controller.abort(new Error("shutdown"));
@@ -425,7 +442,7 @@ export class RunService {
     const outcome = this.#outcome(active, final);
     let finished: RunEventOf<"run_finished">;
     try {
-      const run = await this.#finish(active, outcome);
+      const run = await this.#persistOutcome(active, outcome);
       finished = makeEvent("run_finished", {
         session_id: active.session_id,
         run_id: active.run_id,
@@ -471,11 +488,15 @@ export class RunService {
    */
   async #finish(active: ActiveRun, outcome: RunOutcome) {
     const last = active.last;
-    active.last = null;
     if (!last) return await this.#store.finishRun(active.run_id, outcome);
     try {
-      return await this.#store.finishRun(active.run_id, outcome, last);
+      const run = await this.#store.finishRun(active.run_id, outcome, last);
+      active.last = null;
+      return run;
     } catch (err) {
+      // An outage is retried whole, the last step included (`#persistOutcome`).
+      if (err instanceof StoreUnavailable) throw err;
+      active.last = null;
       this.#log.error("could not save the last step of the run", {
         tenant: active.tenant,
         run_id: active.run_id,
@@ -485,6 +506,29 @@ export class RunService {
         status: "failed",
         error: { code: "internal_error", message: "the run's last step could not be saved" },
       });
+    }
+  }
+
+  /**
+   * Saves the outcome, retrying while the store is unavailable: the client's final event is the
+   * saved record, so it waits (the run stays active, heartbeats go on, so no other replica sweeps
+   * it) until the store answers. Only when shutdown's grace is over does it stop retrying.
+   */
+  async #persistOutcome(active: ActiveRun, outcome: RunOutcome): Promise<Run> {
+    for (let attempt = 0;; attempt++) {
+      try {
+        return await this.#finish(active, outcome);
+      } catch (err) {
+        if (!(err instanceof StoreUnavailable) || this.#stopRetrying) throw err;
+        if (attempt === 0) {
+          this.#log.warn("store unavailable: the run's outcome is saved once it answers", {
+            tenant: active.tenant,
+            run_id: active.run_id,
+            error: err.message,
+          });
+        }
+        await new Promise((resolve) => setTimeout(resolve, Math.min(100 * 2 ** attempt, 1000)));
+      }
     }
   }
 
@@ -590,7 +634,9 @@ export class RunService {
     if (this.#active.size === 0) return;
     try {
       await this.#store.heartbeat(this.replicaId, [...this.#active.keys()]);
+      this.#reachableSince ??= this.#clock.now();
     } catch (err) {
+      this.#reachableSince = undefined;
       this.#log.warn("heartbeat failed", { error: String(err) });
     }
   }
@@ -609,6 +655,10 @@ export class RunService {
       const now = this.#clock.now();
       if (now - this.#lastSweep < this.#replica.lease / 5) return;
       this.#lastSweep = now;
+      this.#reachableSince ??= now;
+      // After an outage every replica's heartbeats are stale, the live ones too: they get a lease
+      // of a reachable store to heartbeat again before anything is swept.
+      if (now - this.#reachableSince < this.#replica.lease) return;
       const lost = await this.#store.sweepLostRuns(now, this.#replica.lease);
       for (const run of lost) {
         this.#log.warn("run interrupted: its replica was lost", {
@@ -639,6 +689,7 @@ export class RunService {
         }
       }
     } catch (err) {
+      this.#reachableSince = undefined;
       this.#log.warn("poll failed", { error: String(err) });
     } finally {
       this.#polling = false;

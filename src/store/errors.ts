@@ -30,6 +30,22 @@ export class StoreError extends Error {
   }
 }
 
+/**
+ * The store could not be reached or did not answer in time (the database is down, restarting,
+ * paused or overloaded): nobody's mistake, and worth retrying. The HTTP edge answers it 503 with
+ * `Retry-After`; a run that meets it fails with `store_unavailable`.
+ */
+export class StoreUnavailable extends Error {
+  /** The Store method that failed. */
+  readonly method: string;
+
+  constructor(method: string, why: string, options?: { cause?: unknown }) {
+    super(`the store is unavailable (${method}: ${why})`, options);
+    this.name = "StoreUnavailable";
+    this.method = method;
+  }
+}
+
 /** Constructors of every `StoreError` the stores throw. */
 export const errors = {
   sessionNotFound: (id: string) =>

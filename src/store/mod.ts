@@ -2,8 +2,9 @@
  * The storage layer's public surface: `openStore` picks the implementation from the options,
  * opens it and runs the migrations, so callers get a ready `Store`.
  */
-import { openPostgresStore } from "./postgres/mod.ts";
-import { openSqliteStore } from "./sqlite/mod.ts";
+import { isPostgresOutage, openPostgresStore } from "./postgres/mod.ts";
+import { isSqliteOutage, openSqliteStore } from "./sqlite/mod.ts";
+import { boundedStore } from "./bounded.ts";
 import type { Store } from "./types.ts";
 import type { Clock } from "../clock.ts";
 
@@ -22,7 +23,7 @@ export type {
 export { ConversationChanged } from "./types.ts";
 export { newMessages } from "./records.ts";
 export { decodeCursor, encodeCursor } from "./cursor.ts";
-export { StoreError, type StoreErrorKind } from "./errors.ts";
+export { StoreError, type StoreErrorKind, StoreUnavailable } from "./errors.ts";
 
 /** Where the store lives: a SQLite file (or `:memory:`) or a PostgreSQL database and schema. */
 export type StoreOptions =
@@ -30,17 +31,39 @@ export type StoreOptions =
   & {
     /** The time written into records (default the real time; tests move it on). */
     clock?: Clock;
+    /**
+     * Milliseconds any call may take (connecting, waiting for a lock, the query) before it
+     * fails as `StoreUnavailable`; default 5000.
+     */
+    timeoutMs?: number;
   };
 
 /**
  * Opens the store the options name and brings its schema up to date. Rejects when the database
- * cannot be reached or migrated (nothing stays open then).
+ * cannot be reached or migrated (nothing stays open then). Every call of the store it returns
+ * settles within `timeoutMs`, and an unreachable database is `StoreUnavailable`.
  */
-export function openStore(options: StoreOptions): Promise<Store> {
+export async function openStore(options: StoreOptions): Promise<Store> {
+  const timeoutMs = options.timeoutMs ?? 5000;
   switch (options.kind) {
     case "sqlite":
-      return openSqliteStore({ path: options.path, clock: options.clock });
+      return boundedStore(
+        await openSqliteStore({
+          path: options.path,
+          clock: options.clock,
+          busyTimeoutMs: timeoutMs,
+        }),
+        { timeoutMs, isOutage: isSqliteOutage },
+      );
     case "postgres":
-      return openPostgresStore({ url: options.url, schema: options.schema, clock: options.clock });
+      return boundedStore(
+        await openPostgresStore({
+          url: options.url,
+          schema: options.schema,
+          clock: options.clock,
+          connectTimeoutMs: timeoutMs,
+        }),
+        { timeoutMs, isOutage: isPostgresOutage },
+      );
   }
 }

@@ -261,8 +261,13 @@ export interface Store {
    * Calls `listener` with the id of every run cancelled from now on as soon as the store learns of
    * it (PostgreSQL: LISTEN/NOTIFY sent by `cancelRun`). SQLite has no push: it returns at once and
    * never calls; the run service's polling of `runStatuses` covers it. Resolves to an unsubscribe.
+   * `onResumed` is called each time the watch is re-established after its connection was lost
+   * (cancellations made meanwhile were not heard: the caller polls once).
    */
-  watchCancellations(listener: (runId: string) => void): Promise<() => Promise<void>>;
+  watchCancellations(
+    listener: (runId: string) => void,
+    onResumed?: () => void,
+  ): Promise<() => Promise<void>>;
   /** Statuses of the given runs (any tenant), for the owner's cancellation watch. */
   runStatuses(runIds: string[]): Promise<Map<string, RunStatus>>;
   /** Refreshes the heartbeat of the runs this owner executes. */

@@ -352,6 +352,7 @@ Deno.test("storage: default SQLite file under the working directory", async () =
   assert.deepEqual(manifest.runtime.storage, {
     kind: "sqlite",
     path: resolve(Deno.cwd(), DEFAULT_SQLITE_PATH),
+    timeout: 5000,
   });
 });
 
@@ -376,6 +377,7 @@ Deno.test("storage: a postgres URL selects PostgreSQL", async () => {
   assert.deepEqual(manifest.runtime.storage, {
     kind: "postgres",
     url: "postgresql://u:pw@db:5432/agentd",
+    timeout: 5000,
   });
   const lines = await problems(
     hcl(`${MINIMAL}runtime {\n  storage {\n    kind = "postgres"\n  }\n}\n`),

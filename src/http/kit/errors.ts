@@ -5,7 +5,7 @@
  */
 import { HTTPException } from "hono/http-exception";
 import { ApiError, errors } from "../../errors.ts";
-import { StoreError, type StoreErrorKind } from "../../store/mod.ts";
+import { StoreError, type StoreErrorKind, StoreUnavailable } from "../../store/mod.ts";
 import type { Ctx } from "./env.ts";
 
 const STORE_ERRORS: Record<StoreErrorKind, (id: string) => ApiError> = {
@@ -23,15 +23,25 @@ const STORE_ERRORS: Record<StoreErrorKind, (id: string) => ApiError> = {
     }]),
 };
 
-/** The `ApiError` a thrown error answers as, or undefined when it is no client's doing. */
+/**
+ * The `ApiError` a thrown error answers as, or undefined when it is no client's doing: a store
+ * that cannot be reached is 503001 (the app adds `Retry-After`), never a 500.
+ */
 export function apiErrorOf(err: unknown): ApiError | undefined {
   if (err instanceof ApiError) return err;
   if (err instanceof StoreError) return STORE_ERRORS[err.kind](err.id);
+  if (err instanceof StoreUnavailable) return errors.unavailable("the store");
   return undefined;
 }
 
 /** The app's error handler: the error's body, or a logged 500000 for an unexpected error. */
 export function errorResponse(c: Ctx, err: unknown): Response {
+  if (err instanceof StoreUnavailable) {
+    c.get("services")?.log.warn("store unavailable", {
+      request_id: c.get("requestId"),
+      error: err.message,
+    });
+  }
   const known = apiErrorOf(err) ?? libraryError(c, err);
   if (known) return c.json(known.toBody(), known.status as 400);
   c.get("services")?.log.error("unhandled error", {

@@ -59,6 +59,50 @@ export interface PostgresStoreOptions {
   max?: number;
   /** The time written into records (default the real time). */
   clock?: Clock;
+  /** Milliseconds allowed to connect (default 5000); the store's calls are bounded by it too. */
+  connectTimeoutMs?: number;
+}
+
+/**
+ * Whether a postgres.js error means the database cannot be reached (down, restarting, refusing
+ * connections, out of connections), as opposed to a query it refused.
+ */
+export function isPostgresOutage(error: unknown): boolean {
+  const code = (error as { code?: unknown })?.code;
+  if (typeof code !== "string") return false;
+  if (error instanceof postgres.PostgresError) {
+    // 08: connection exception; 57P0x: shutdown or starting up; 53300: too many connections;
+    // 25006: a read-only standby answered (failover under way).
+    return code.startsWith("08") || /^57P0[1-3]$/.test(code) || code === "53300" ||
+      code === "25006";
+  }
+  return OUTAGE_CODES.has(code);
+}
+
+// Socket and postgres.js connection failures.
+const OUTAGE_CODES = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ECONNABORTED",
+  "ETIMEDOUT",
+  "EPIPE",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "CONNECTION_CLOSED",
+  "CONNECTION_ENDED",
+  "CONNECTION_DESTROYED",
+  "CONNECT_TIMEOUT",
+]);
+
+/**
+ * Seconds before postgres.js reconnects after a failed connection. Its default grows as 3^n/100 up
+ * to 20 s, so after a few failed attempts during an outage the pool (and the LISTEN connection)
+ * would stay away for up to 20 s after the database is back; this one stays under half a second.
+ */
+function reconnectBackoff(retries: number): number {
+  return Math.min(0.05 * 2 ** retries, 0.5) * (0.5 + Math.random() / 2);
 }
 
 // deno-lint-ignore no-explicit-any
@@ -221,6 +265,8 @@ export class PostgresStore implements Store {
     this.#channel = cancelChannel(schema);
     this.#sql = postgres(options.url, {
       max: options.max ?? 10,
+      connect_timeout: Math.max(1, Math.ceil((options.connectTimeoutMs ?? 5000) / 1000)),
+      backoff: reconnectBackoff,
       // `CREATE ... IF NOT EXISTS` notices are expected on every start; keep them off stdout.
       onnotice: () => {},
       connection: { search_path: schema, application_name: "agentd" },
@@ -582,13 +628,23 @@ export class PostgresStore implements Store {
     return row ? toRun(runRow(row)) : null;
   }
 
-  async watchCancellations(listener: (runId: string) => void): Promise<() => Promise<void>> {
+  async watchCancellations(
+    listener: (runId: string) => void,
+    onResumed?: () => void,
+  ): Promise<() => Promise<void>> {
+    // postgres.js calls `onlisten` on the first LISTEN and again each time it re-issued it on a
+    // new connection (after the database restarted, say); with `reconnectBackoff` that is within
+    // half a second of the database accepting connections again.
+    let listening = false;
     const { unlisten } = await this.#sql.listen(this.#channel, (runId) => {
       try {
         listener(runId);
       } catch {
         // A failing listener must not break postgres.js's notification dispatch.
       }
+    }, () => {
+      if (listening) onResumed?.();
+      listening = true;
     });
     let done = false;
     const stop = async () => {

@@ -1,2 +1,2 @@
 /** The SQLite store: the embedded default. */
-export { openSqliteStore, SqliteStore, type SqliteStoreOptions } from "./store.ts";
+export { isSqliteOutage, openSqliteStore, SqliteStore, type SqliteStoreOptions } from "./store.ts";

@@ -52,6 +52,19 @@ import {
   type Store,
 } from "../types.ts";
 
+/**
+ * Whether a `node:sqlite` error means the database cannot be used right now (locked by another
+ * process past the busy timeout, an I/O error, a full disk, a file that cannot be opened).
+ */
+export function isSqliteOutage(error: unknown): boolean {
+  const errcode = (error as { errcode?: unknown })?.errcode;
+  // The primary result code is the low byte (extended codes add detail above it).
+  return typeof errcode === "number" && SQLITE_OUTAGE.has(errcode & 0xff);
+}
+
+// SQLITE_BUSY, SQLITE_LOCKED, SQLITE_IOERR, SQLITE_FULL, SQLITE_CANTOPEN.
+const SQLITE_OUTAGE = new Set([5, 6, 10, 13, 14]);
+
 /** Options of the SQLite store. */
 export interface SqliteStoreOptions {
   /** A file path (its directory is created) or `:memory:`. */
