@@ -216,9 +216,19 @@ Deno.test({
   const paths = ["/a2a/tasks/t1:cancel", "/a2a/tasks/t1:subscribe", "/v1/runs"];
   // The first requests load and compile code paths (tens of MiB): measure bodies, not warm-up.
   for (const path of paths) assert.equal((await sendChunked(port, path, 2 << 20)).status, 413);
+  /** The RSS once it stopped moving (background start-up work, a GC), as the baseline. */
+  const steadyRss = () => {
+    let last = -Infinity;
+    return eventually(async () => {
+      const now = await server.rss();
+      const steady = Math.abs(now - last) < 512 * 1024;
+      last = now;
+      return steady && now;
+    }, { timeout: 30_000, interval: 100, what: "the server's RSS to settle" });
+  };
   for (const path of paths) {
     await tt.step(`POST ${path}`, async () => {
-      const before = await server.rss();
+      const before = await steadyRss();
       let peak = before;
       const sampling = setInterval(async () => {
         peak = Math.max(peak, await server.rss().catch(() => 0));
