@@ -136,6 +136,20 @@ export function makeEvent<K extends RunEventKind>(
   return { kind, timestamp, ...payload } as unknown as RunEventOf<K>;
 }
 
+// Each event is encoded once, by whichever listener needs its JSON first (pub/sub, the native
+// stream), and not at all when none does; a WeakMap lets events go as soon as nobody holds them.
+const encoded = new WeakMap<RunEvent, string>();
+
+/** The event as JSON, computed once per event object. */
+export function encodeEvent(event: RunEvent): string {
+  let json = encoded.get(event);
+  if (json === undefined) {
+    json = JSON.stringify(event);
+    encoded.set(event, json);
+  }
+  return json;
+}
+
 /**
  * Marks the end of a stream that did not end with `run_finished`: live delivery was lost (a
  * re-attach subscriber fell behind its capacity, the pub/sub transport went away, or an attached

@@ -7,7 +7,13 @@ import { type Clock, systemClock } from "../clock.ts";
 import type { Page, Run, RunRequest } from "../api/schemas.ts";
 import type { Config } from "../config/schema.ts";
 import { errors } from "../errors.ts";
-import { type EndNotice, makeEvent, type RunEvent, type RunEventOf } from "../engine/events.ts";
+import {
+  encodeEvent,
+  type EndNotice,
+  makeEvent,
+  type RunEvent,
+  type RunEventOf,
+} from "../engine/events.ts";
 import type { Logger } from "../log.ts";
 import type { PubSub } from "../pubsub/types.ts";
 import {
@@ -598,9 +604,10 @@ export class RunService {
    * token), in order, at the next turn.
    */
   #publish(active: ActiveRun, event: RunEvent): void {
+    const json = encodeEvent(event);
     const box = this.#outbox.get(active.run_id);
-    if (box) box.events.push(JSON.stringify(event));
-    else this.#outbox.set(active.run_id, { chain: active.chain, events: [JSON.stringify(event)] });
+    if (box) box.events.push(json);
+    else this.#outbox.set(active.run_id, { chain: active.chain, events: [json] });
     this.#flushTimer ??= setTimeout(() => this.#flush(), 0);
   }
 

@@ -9,7 +9,7 @@
  */
 export type { AddOn } from "./addon.ts";
 export type { AppEnv, AppServices, Ctx } from "./env.ts";
-export { sseComment, sseFrame, type SseOptions, sseResponse } from "./sse.ts";
+export { sseComment, sseFrame, sseJsonFrame, type SseOptions, sseResponse } from "./sse.ts";
 export { fieldErrors, readJson, validate } from "./validation.ts";
 export { bodyLimit, keepaliveMs, maxBodyBytes } from "./settings.ts";
 export {

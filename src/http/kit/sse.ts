@@ -5,7 +5,11 @@
 
 /** One SSE frame: an optional `event:` line, one `data:` line, an empty line. */
 export function sseFrame(data: unknown, event?: string): string {
-  const json = JSON.stringify(data);
+  return sseJsonFrame(JSON.stringify(data), event);
+}
+
+/** `sseFrame` for data already encoded as JSON (one line). */
+export function sseJsonFrame(json: string, event?: string): string {
   return event ? `event: ${event}\ndata: ${json}\n\n` : `data: ${json}\n\n`;
 }
 

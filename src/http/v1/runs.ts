@@ -7,10 +7,10 @@ import {
   RunStartedSchema,
 } from "../../api/schemas.ts";
 import { errors } from "../../errors.ts";
-import { type EndNotice, type RunEvent, RunEventSchema } from "../../engine/events.ts";
+import { encodeEvent, type EndNotice, type RunEvent, RunEventSchema } from "../../engine/events.ts";
 import { BODY_ERRORS, jsonBody, route, type Routes, routes } from "../kit/routes.ts";
 import { keepaliveMs } from "../kit/settings.ts";
-import { sseComment, sseFrame, sseResponse } from "../kit/sse.ts";
+import { sseComment, sseJsonFrame, sseResponse } from "../kit/sse.ts";
 import { header, requireSession, RunParams, SessionParams } from "./common.ts";
 
 /** Native SSE frames of run events: `event: <kind>` and the event as JSON. */
@@ -18,10 +18,9 @@ export async function* nativeFrames(
   events: AsyncIterable<RunEvent | EndNotice>,
 ): AsyncGenerator<string> {
   for await (const event of events) {
-    yield "notice" in event ? sseComment(`stream ended: ${event.notice}`) : sseFrame(
-      event,
-      event.kind,
-    );
+    yield "notice" in event
+      ? sseComment(`stream ended: ${event.notice}`)
+      : sseJsonFrame(encodeEvent(event), event.kind);
   }
 }
 
