@@ -26,6 +26,7 @@ export class ApiError extends Error {
   /** Present for validation errors (422). */
   readonly fields?: FieldError[];
 
+  /** An error of `status` with code `status * 1000 + sub` (and `fields` for a 422). */
   constructor(status: number, sub: number, message: string, fields?: FieldError[]) {
     super(message);
     this.name = "ApiError";

@@ -13,7 +13,7 @@ import { createLogger, type Logger, withSecrets } from "./log.ts";
 import { secretScrubber, secretValues } from "./secrets.ts";
 import { openStore, type Store } from "./store/mod.ts";
 import { createPubSub } from "./pubsub/mod.ts";
-import type { PubSub } from "./pubsub/types.ts";
+import type { PubSub } from "./pubsub/mod.ts";
 import { RunService } from "./runs/service.ts";
 import { createEngine } from "./engine/mod.ts";
 import { createModelClient, credentialEnvNames, resolveModel } from "./models/mod.ts";
@@ -26,7 +26,7 @@ import {
   toolWarnings,
 } from "./tools/mod.ts";
 import { type McpServers, McpStartupError, startMcpServers } from "./tools/mcp/mod.ts";
-import type { Tool } from "./tools/types.ts";
+import type { Tool } from "./tools/mod.ts";
 import { ApiError } from "./errors.ts";
 import type { Clock } from "./clock.ts";
 import {

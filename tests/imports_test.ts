@@ -2,8 +2,8 @@
  * The layering of src/, computed from the real module graph (`deno info --json` over every file,
  * type-only imports included): no import cycle between top-level src/ entries (folders, and the
  * files directly in src/), nothing of src/http imports an add-on, the HTTP kit is a leaf of
- * src/http, and the add-ons reach the store only through the run service. Part of
- * `deno task check`.
+ * src/http, the add-ons reach the store only through the run service, and a folder with a
+ * `mod.ts` is entered only through it. Part of `deno task check`.
  */
 import assert from "node:assert/strict";
 import { relative } from "node:path";
@@ -150,5 +150,29 @@ Deno.test("imports: src/http imports no add-on; the kit is a leaf of src/http", 
 
 Deno.test("imports: the add-ons reach the store only through the run service", () => {
   const bad = edges.filter((e) => e.from.startsWith("protocols/") && e.to.startsWith("store/"));
+  assert.deepEqual(bad.map((e) => `${e.from} -> ${e.to}`), []);
+});
+
+/** Folders of src/ (relative, with a trailing slash) that have a `mod.ts`. */
+async function unitFolders(dir = SRC, prefix = ""): Promise<string[]> {
+  const out: string[] = [];
+  for await (const entry of Deno.readDir(dir)) {
+    if (entry.isDirectory) {
+      out.push(...await unitFolders(`${dir}${entry.name}/`, `${prefix}${entry.name}/`));
+    } else if (entry.name === "mod.ts" && prefix !== "") out.push(prefix);
+  }
+  return out;
+}
+
+Deno.test("imports: a folder with a mod.ts is entered only through its mod.ts", async () => {
+  const units = await unitFolders();
+  assert.ok(units.includes("store/") && units.includes("http/kit/"), String(units));
+  // The innermost folder with a mod.ts that holds a file: the unit an importer must go through.
+  const unitOf = (file: string) =>
+    units.filter((u) => file.startsWith(u)).sort((a, b) => b.length - a.length)[0];
+  const bad = edges.filter(({ from, to }) => {
+    const unit = unitOf(to);
+    return unit !== undefined && !from.startsWith(unit) && to !== `${unit}mod.ts`;
+  });
   assert.deepEqual(bad.map((e) => `${e.from} -> ${e.to}`), []);
 });

@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { createLogger, redact, withLogContext, withSecrets } from "../src/log.ts";
 import { REDACTED, secretValues } from "../src/secrets.ts";
-import { parseConfig } from "../src/config/mod.ts";
+import { parseConfig } from "../src/config/load.ts";
 import { startServer } from "../src/server.ts";
 import { eventually, readEvents, readSse, startTestServer } from "./_kit/mod.ts";
 

@@ -158,6 +158,27 @@ export const ToolDefinitionSchema = z.object({
   parameters: z.record(z.string(), z.unknown()),
 }).strict().meta({ id: "ToolDefinition" });
 
+/** Schema of a `resume_payload` (the request field is an opaque object; the engine owns it). */
+export const ResumePayloadSchema = z.object({
+  tool_results: z.array(
+    z.object({
+      tool_call_id: z.string().min(1),
+      result: z.unknown(),
+      is_error: z.boolean().optional(),
+    }).strict(),
+  ).optional(),
+  approvals: z.array(
+    z.object({
+      tool_call_id: z.string().min(1),
+      approved: z.boolean(),
+      reason: z.string().optional(),
+    }).strict(),
+  ).optional(),
+}).strict();
+
+/** A validated `resume_payload`. */
+export type ResumePayload = z.infer<typeof ResumePayloadSchema>;
+
 /** The run request body of `POST /v1/runs` and `POST /v1/runs/start`. */
 export const RunRequestSchema = z.object({
   session_id: ClientIdSchema.nullish(),

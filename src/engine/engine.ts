@@ -3,8 +3,8 @@
  * the run record exists, `execute` runs what was prepared.
  */
 import type { RunRequest } from "../api/schemas.ts";
-import type { NewRun } from "../store/types.ts";
-import type { RunEvent } from "./events.ts";
+import type { NewRun } from "../store/mod.ts";
+import type { RunEvent } from "../api/events.ts";
 import { prepareRun } from "./prepare.ts";
 import { runAgent } from "./run.ts";
 import { loadStart } from "./start.ts";
@@ -18,8 +18,11 @@ export type RunBegin = Pick<
 
 /** A run ready to execute: the prepared run, its start state and its request. */
 export interface EnginePlan {
+  /** What `prepare` checked and resolved. */
   prepared: PreparedRun;
+  /** The start state `loadStart` read. */
   start: StartState;
+  /** The run request as the client sent it. */
   request: RunRequest;
   /** The checkpoint the run continues from; the run record's `parent_checkpoint_id`. */
   parent_checkpoint_id: string | null;

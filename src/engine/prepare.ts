@@ -7,14 +7,10 @@ import type { CapabilityOverride, ContextVar, RunRequest, ToolDefinition } from 
 import type { Manifest } from "../config/schema.ts";
 import { errors, type FieldError } from "../errors.ts";
 import { requestConflicts } from "./conflicts.ts";
-import type { ModelTool } from "../models/types.ts";
-import type { Tool } from "../tools/types.ts";
-import {
-  type EngineDeps,
-  type PreparedRun,
-  type ResumePayload,
-  ResumePayloadSchema,
-} from "./types.ts";
+import type { ModelTool } from "../models/mod.ts";
+import type { Tool } from "../tools/mod.ts";
+import { type ResumePayload, ResumePayloadSchema } from "../api/schemas.ts";
+import type { EngineDeps, PreparedRun } from "./types.ts";
 
 /**
  * Validates a run request against the agent and resolves what the run will use. Throws an

@@ -6,14 +6,14 @@
  */
 import type { Message, MessageInput, RunError, ToolCall } from "../api/schemas.ts";
 import { systemClock } from "../clock.ts";
-import { ModelError } from "../models/types.ts";
+import { ModelError } from "../models/mod.ts";
 import type { Logger } from "../log.ts";
 import { newMessages, StoreUnavailable } from "../store/mod.ts";
-import type { StepCommit } from "../store/types.ts";
-import type { Tool, ToolCallContext, ToolOutcome } from "../tools/types.ts";
+import type { StepCommit } from "../store/mod.ts";
+import type { Tool, ToolCallContext, ToolOutcome } from "../tools/mod.ts";
 import { abortable, abortableIter, RunCancelled, withPushes } from "./async.ts";
 import { assistantMessage, messageText, toolMessage, toolResultValue } from "./conversation.ts";
-import { makeEvent, type RunEvent, type RunEventPayloads } from "./events.ts";
+import { makeEvent, type RunEvent, type RunEventPayloads } from "../api/events.ts";
 import { loadStart } from "./start.ts";
 import { applyStateUpdate, type Context } from "./state.ts";
 import type {

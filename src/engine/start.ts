@@ -8,12 +8,12 @@ import { systemClock } from "../clock.ts";
 import { errors, type FieldError } from "../errors.ts";
 import { newMessages } from "../store/mod.ts";
 import { unansweredToolCalls } from "./conversation.ts";
+import type { ResumePayload } from "../api/schemas.ts";
 import type {
   EngineDeps,
   PendingAnswer,
   PendingToolCall,
   PreparedRun,
-  ResumePayload,
   RunIds,
   StartAnswer,
   StartState,

@@ -4,8 +4,8 @@
  */
 import jsonpatch from "fast-json-patch";
 import type { PatchOperation } from "../api/schemas.ts";
-import { makeEvent, type RunEvent } from "./events.ts";
-import type { StateUpdate } from "../tools/types.ts";
+import { makeEvent, type RunEvent } from "../api/events.ts";
+import type { StateUpdate } from "../tools/mod.ts";
 
 /** Agent state: the `context` object, or null when the session has none. */
 export type Context = Record<string, unknown> | null;

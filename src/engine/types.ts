@@ -3,18 +3,27 @@
  * run starts from, and the payloads of interrupts and resumes.
  */
 import type { Logger } from "../log.ts";
-import { z } from "zod";
-import type { Message, ModelConfig, RunRequest, ToolCall, ToolDefinition } from "../api/schemas.ts";
+import type {
+  Message,
+  ModelConfig,
+  ResumePayload,
+  RunRequest,
+  ToolCall,
+  ToolDefinition,
+} from "../api/schemas.ts";
 import type { Clock } from "../clock.ts";
 import type { Config } from "../config/schema.ts";
-import type { ModelClient, ModelTool, ResolvedModel } from "../models/types.ts";
-import type { StepCommit, Store } from "../store/types.ts";
-import type { Tool } from "../tools/types.ts";
+import type { ModelClient, ModelTool, ResolvedModel } from "../models/mod.ts";
+import type { StepCommit, Store } from "../store/mod.ts";
+import type { Tool } from "../tools/mod.ts";
 
 /** Everything the engine needs from the outside; built once per app from its config. */
 export interface EngineDeps {
+  /** The server's configuration (the manifest). */
   config: Config;
+  /** Where sessions, runs, messages and checkpoints live. */
   store: Store;
+  /** Streams model responses. */
   models: ModelClient;
   /** Every server tool of the manifest, by name (`buildTools(config)`). */
   tools: Map<string, Tool>;
@@ -33,32 +42,15 @@ export type PendingKind = "client_tool" | "approval";
 
 /** A tool call the run stopped at; stored in the checkpoint and listed in the interrupt payload. */
 export interface PendingToolCall {
+  /** The model's id of the call. */
   tool_call_id: string;
+  /** The tool the call names. */
   tool_name: string;
+  /** The call's arguments. */
   arguments: Record<string, unknown>;
+  /** Why it waits. */
   kind: PendingKind;
 }
-
-/** Schema of a `resume_payload` (the request field is an opaque object; the engine owns it). */
-export const ResumePayloadSchema = z.object({
-  tool_results: z.array(
-    z.object({
-      tool_call_id: z.string().min(1),
-      result: z.unknown(),
-      is_error: z.boolean().optional(),
-    }).strict(),
-  ).optional(),
-  approvals: z.array(
-    z.object({
-      tool_call_id: z.string().min(1),
-      approved: z.boolean(),
-      reason: z.string().optional(),
-    }).strict(),
-  ).optional(),
-}).strict();
-
-/** A validated `resume_payload`. */
-export type ResumePayload = z.infer<typeof ResumePayloadSchema>;
 
 /** `interrupt_payload` of a run that finished `interrupted`. */
 export type InterruptPayload =
@@ -75,6 +67,7 @@ export interface RunResult {
 
 /** The outcome of `prepareRun`: everything about a run that needs no I/O, already validated. */
 export interface PreparedRun {
+  /** The model the run uses. */
   model: ResolvedModel;
   /** Active capability names, in order. */
   capabilities: string[];
@@ -84,7 +77,9 @@ export interface PreparedRun {
   client_tools: Map<string, ToolDefinition>;
   /** Server tools then client tools, as offered to the model. */
   model_tools: ModelTool[];
+  /** The system prompt. */
   system: string;
+  /** The validated `resume_payload` (null when the run does not resume). */
   resume: ResumePayload | null;
   /** Model steps allowed in one run (manifest `agent.max_steps`). */
   max_steps: number;
@@ -102,6 +97,7 @@ export type PendingAnswer =
 
 /** A tool call answered at the start of a run, with how it is answered. */
 export interface StartAnswer {
+  /** The tool call. */
   call: ToolCall;
   /** `incomplete`: a run that made the call ended before it (cancelled or lost). */
   answer: PendingAnswer | { kind: "incomplete" };
@@ -138,13 +134,17 @@ export interface StartState {
 
 /** The ids of one run. */
 export interface RunIds {
+  /** The run's tenant. */
   tenant_id: string;
+  /** The run's session. */
   session_id: string;
+  /** The run. */
   run_id: string;
 }
 
 /** Identity and request of one run, as `runAgent` takes them. */
 export interface RunInput extends RunIds {
+  /** The run request. */
   request: RunRequest;
   /** The result of `loadStart`; loaded (before the first event) when absent. */
   start?: StartState;

@@ -2,8 +2,8 @@
 import { z } from "zod";
 import { errors } from "../errors.ts";
 import { metricsHandler } from "../metrics/mod.ts";
-import type { AppServices } from "./kit/env.ts";
-import { route, type Routes, routes } from "./kit/routes.ts";
+import type { AppServices } from "./kit/mod.ts";
+import { route, type Routes, routes } from "./kit/mod.ts";
 
 /** Body of `GET /healthz`. */
 export const HealthSchema = z.object({ status: z.literal("ok") }).meta({ id: "Health" });

@@ -19,10 +19,10 @@ import type { Span } from "@opentelemetry/api";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import { type ApiError, errors } from "../errors.ts";
-import { markTimedOut } from "./kit/wire.ts";
+import { markTimedOut } from "./kit/mod.ts";
 import type { Logger } from "../log.ts";
 import { type AgentdMetrics, withActiveSpan } from "../metrics/mod.ts";
-import type { CLIENT_ERROR_REASONS } from "../metrics/agentd.ts";
+import type { CLIENT_ERROR_REASONS } from "../metrics/mod.ts";
 
 /** What the listener enforces (the `http_server` settings of the same names). */
 export interface WireLimits {

@@ -25,24 +25,43 @@ export type StreamKind = typeof STREAM_KINDS[number];
 
 /** agentd's instruments, on one registry. */
 export interface AgentdMetrics {
+  /** The registry `GET /metrics` renders. */
   readonly registry: MetricsRegistry;
+  /** `agentd_http_requests_total`: requests by method, route pattern and status. */
   httpRequests: Counter<"method" | "route" | "status">;
+  /** `agentd_http_request_duration_seconds`: time to the response head. */
   httpDuration: Histogram<"method" | "route">;
+  /** `agentd_streams_open`: SSE streams open now, by kind. */
   streamsOpen: Gauge<"kind">;
+  /** `agentd_http_connections_open`: connections open now. */
   connectionsOpen: Gauge;
+  /** `agentd_http_connections_refused_total`: connections refused at the cap. */
   connectionsRefused: Counter;
+  /** `agentd_http_client_errors_total`: requests refused before any route, by reason. */
   clientErrors: Counter<"reason">;
+  /** `agentd_runs_started_total`: runs started. */
   runsStarted: Counter;
+  /** `agentd_runs_total`: runs finished, by status. */
   runs: Counter<"status">;
+  /** `agentd_runs_active`: runs this process executes now. */
   runsActive: Gauge;
+  /** `agentd_model_attempts_total`: model stream attempts, by outcome. */
   modelAttempts: Counter<"provider" | "model" | "outcome">;
+  /** `agentd_model_attempt_duration_seconds`: time to establish a model stream. */
   modelAttemptDuration: Histogram<"provider" | "model" | "outcome">;
+  /** `agentd_model_time_to_first_token_seconds`: time to the first output. */
   modelFirstToken: Histogram<"provider" | "model">;
+  /** `agentd_tool_calls_total`: tool calls, by outcome. */
   toolCalls: Counter<"tool" | "outcome">;
+  /** `agentd_tool_duration_seconds`: tool call durations. */
   toolDuration: Histogram<"tool">;
+  /** `agentd_pubsub_publish_seconds`: publish durations, by transport. */
   publishDuration: Histogram<"transport">;
+  /** `agentd_pubsub_errors_total`: absorbed pub/sub failures, by code. */
   pubsubErrors: Counter<"code">;
+  /** `agentd_store_query_seconds`: store call durations, by method. */
   storeDuration: Histogram<"method">;
+  /** `agentd_store_errors_total`: store calls that rejected, by method. */
   storeErrors: Counter<"method">;
 }
 

@@ -2,12 +2,12 @@
  * Wrappers that measure the services at their seams (Store, PubSub, tools, model client, engine)
  * so that none of them knows about metrics or tracing: `src/server.ts` wraps what it builds.
  */
-import type { BoundEngine } from "../engine/engine.ts";
+import type { BoundEngine } from "../engine/mod.ts";
 import type { ModelClient, ModelEvent, ModelMetrics, ModelStream } from "../models/mod.ts";
-import type { PubSub } from "../pubsub/types.ts";
-import type { Store } from "../store/types.ts";
-import type { Tool } from "../tools/types.ts";
-import { wrapTool } from "../tools/wrap.ts";
+import type { PubSub } from "../pubsub/mod.ts";
+import type { Store } from "../store/mod.ts";
+import type { Tool } from "../tools/mod.ts";
+import { wrapTool } from "../tools/mod.ts";
 import type { AgentdMetrics } from "./agentd.ts";
 import { SpanStatusCode } from "@opentelemetry/api";
 import { activeTraceIds } from "../log.ts";

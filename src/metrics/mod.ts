@@ -10,14 +10,18 @@ export {
   Gauge,
   Histogram,
   type HistogramOptions,
+  type HistogramState,
   type Labels,
+  Metric,
   type MetricOptions,
   MetricsRegistry,
   PROMETHEUS_CONTENT_TYPE,
+  type Renderable,
   SECONDS_BUCKETS,
 } from "./registry.ts";
 export {
   type AgentdMetrics,
+  CLIENT_ERROR_REASONS,
   createMetrics,
   STREAM_KINDS,
   type StreamKind,

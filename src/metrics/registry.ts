@@ -22,6 +22,7 @@ export interface MetricOptions<L extends string> {
 
 /** Options of a histogram: its upper bucket bounds (ascending; `+Inf` is added). */
 export interface HistogramOptions<L extends string> extends MetricOptions<L> {
+  /** Upper bounds of the buckets, ascending (`+Inf` is implied). */
   buckets: readonly number[];
 }
 
@@ -64,8 +65,10 @@ const METRIC_NAME = /^[a-zA-Z_:][a-zA-Z0-9_:]*$/;
 const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
 
 /** A metric the registry can render. */
-interface Renderable {
+export interface Renderable {
+  /** The metric's name. */
   readonly name: string;
+  /** Appends its lines in the text format to `out`. */
   render(out: string[]): void;
 }
 
@@ -94,12 +97,17 @@ function labelText(names: readonly string[], values: readonly string[], extra?: 
 }
 
 /** Shared by the three kinds: name checks, label bookkeeping, the HELP/TYPE header. */
-abstract class Metric<L extends string, S> implements Renderable {
+export abstract class Metric<L extends string, S> implements Renderable {
+  /** The metric's name (`agentd_...`). */
   readonly name: string;
+  /** The HELP text. */
   readonly help: string;
+  /** The names of its labels, in order. */
   readonly labelNames: readonly L[];
+  /** Its series by label values. */
   protected readonly series = new Map<string, { values: string[]; state: S }>();
 
+  /** A metric named and described by `options`, of kind `type` (names checked). */
   constructor(options: MetricOptions<L>, readonly type: "counter" | "gauge" | "histogram") {
     if (!METRIC_NAME.test(options.name)) throw new Error(`bad metric name: ${options.name}`);
     for (const label of options.labelNames ?? []) {
@@ -112,6 +120,7 @@ abstract class Metric<L extends string, S> implements Renderable {
     this.labelNames = options.labelNames ?? [];
   }
 
+  /** The state of a new series. */
   protected abstract initial(): S;
 
   /** The state of the series with these labels, created on first use. */
@@ -139,23 +148,27 @@ abstract class Metric<L extends string, S> implements Renderable {
     });
   }
 
+  /** Writes the HELP and TYPE lines. */
   protected header(out: string[]): void {
     out.push(`# HELP ${this.name} ${escapeHelp(this.help)}`);
     out.push(`# TYPE ${this.name} ${this.type}`);
   }
 
+  /** Writes the metric in the text format. */
   abstract render(out: string[]): void;
 }
 
 /** A value that only goes up (requests, runs, failures). */
 export class Counter<L extends string = never> extends Metric<L, { value: number }> {
+  /** A counter named and described by `options`. */
   constructor(options: MetricOptions<L>) {
     super(options, "counter");
     // An unlabelled counter is reported as 0 before its first increment.
     if (this.labelNames.length === 0) this.state(undefined);
   }
 
-  protected initial() {
+  /** A new series starts at 0. */
+  protected initial(): { value: number } {
     return { value: 0 };
   }
 
@@ -175,6 +188,7 @@ export class Counter<L extends string = never> extends Metric<L, { value: number
     return this.peek(labels)?.value ?? 0;
   }
 
+  /** Writes the counter in the text format. */
   render(out: string[]): void {
     this.header(out);
     for (const { values, state } of this.series.values()) {
@@ -187,27 +201,33 @@ export class Counter<L extends string = never> extends Metric<L, { value: number
 export class Gauge<L extends string = never> extends Metric<L, { value: number }> {
   #collect?: () => void;
 
+  /** A gauge named and described by `options`. */
   constructor(options: MetricOptions<L>) {
     super(options, "gauge");
     if (this.labelNames.length === 0) this.state(undefined);
   }
 
-  protected initial() {
+  /** A new series starts at 0. */
+  protected initial(): { value: number } {
     return { value: 0 };
   }
 
+  /** Sets one series to `value`. */
   set(labels: Labels<L> | undefined, value: number): void {
     this.state(labels).value = value;
   }
 
+  /** Adds `by` (default 1) to one series. */
   inc(labels?: Labels<L>, by = 1): void {
     this.state(labels).value += by;
   }
 
+  /** Subtracts `by` (default 1) from one series. */
   dec(labels?: Labels<L>, by = 1): void {
     this.state(labels).value -= by;
   }
 
+  /** The current value of one series (0 when it does not exist yet). */
   get(labels?: Labels<L>): number {
     return this.peek(labels)?.value ?? 0;
   }
@@ -217,6 +237,7 @@ export class Gauge<L extends string = never> extends Metric<L, { value: number }
     this.#collect = collect;
   }
 
+  /** Writes the gauge in the text format (after collecting it). */
   render(out: string[]): void {
     try {
       this.#collect?.();
@@ -230,16 +251,22 @@ export class Gauge<L extends string = never> extends Metric<L, { value: number }
   }
 }
 
-interface HistogramState {
+/** One histogram series: counts per bucket, the sum and the number of observations. */
+export interface HistogramState {
+  /** Observations per bucket (not cumulative). */
   counts: number[];
+  /** The sum of all observations. */
   sum: number;
+  /** The number of observations. */
   count: number;
 }
 
 /** A distribution of observations in cumulative buckets, with their sum and count. */
 export class Histogram<L extends string = never> extends Metric<L, HistogramState> {
+  /** Upper bounds of the buckets, ascending. */
   readonly buckets: readonly number[];
 
+  /** A histogram named and described by `options`, with its buckets. */
   constructor(options: HistogramOptions<L>) {
     super(options, "histogram");
     const sorted = [...options.buckets].sort((a, b) => a - b);
@@ -249,6 +276,7 @@ export class Histogram<L extends string = never> extends Metric<L, HistogramStat
     this.buckets = sorted;
   }
 
+  /** A new series has empty buckets. */
   protected initial(): HistogramState {
     return { counts: this.buckets.map(() => 0), sum: 0, count: 0 };
   }
@@ -269,6 +297,7 @@ export class Histogram<L extends string = never> extends Metric<L, HistogramStat
     return { count: s?.count ?? 0, sum: s?.sum ?? 0 };
   }
 
+  /** Writes the histogram in the text format (cumulative buckets, sum, count). */
   render(out: string[]): void {
     this.header(out);
     for (const { values, state } of this.series.values()) {
@@ -295,14 +324,17 @@ export class MetricsRegistry {
     return metric;
   }
 
+  /** Registers a counter. */
   counter<L extends string = never>(options: MetricOptions<L>): Counter<L> {
     return this.#add(new Counter(options));
   }
 
+  /** Registers a gauge. */
   gauge<L extends string = never>(options: MetricOptions<L>): Gauge<L> {
     return this.#add(new Gauge(options));
   }
 
+  /** Registers a histogram. */
   histogram<L extends string = never>(options: HistogramOptions<L>): Histogram<L> {
     return this.#add(new Histogram(options));
   }

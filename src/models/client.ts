@@ -25,7 +25,9 @@ import type { ModelClient, ModelEvent, ModelRequest, ModelStream, ResolvedModel 
 
 /** One attempt as reported to `ModelMetrics.onAttempt`. */
 export interface ModelAttemptInfo {
+  /** The provider of the attempt. */
   provider: string;
+  /** The model of the attempt. */
   model: string;
   /** 1 for the first request. */
   attempt: number;
@@ -57,6 +59,7 @@ export interface ModelClientOptions {
   env?: Record<string, string>;
   /** The fetch providers use (tests, proxies); the global fetch by default. */
   fetch?: typeof fetch;
+  /** Where attempts are counted and timed (none when omitted). */
   metrics?: ModelMetrics;
   /**
    * Secret values no error message may carry (the configuration's, see `secretValues`). The key

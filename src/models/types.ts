@@ -7,19 +7,27 @@ import type { Message } from "../api/schemas.ts";
 
 /** The model a run uses after resolution (manifest, then environment, then run override). */
 export interface ResolvedModel {
+  /** The provider's name in the registry (`openai`, `echo`, ...). */
   provider: string;
+  /** The model's name at the provider. */
   model: string;
+  /** The provider endpoint, when not the provider's default. */
   base_url?: string;
+  /** The credential sent to the provider. */
   api_key?: string;
+  /** Inference parameters (defaults applied). */
   inference_params: InferenceParams;
   /** Milliseconds allowed to establish the response stream; none when undefined. */
   timeout?: number;
+  /** Retry policy for establishing the stream. */
   retry: RetryConfig;
 }
 
 /** A tool as offered to the model. */
 export interface ModelTool {
+  /** The tool's name as the model sees it. */
   name: string;
+  /** What the tool does, for the model. */
   description: string;
   /** JSON Schema of the arguments. */
   parameters: Record<string, unknown>;
@@ -31,6 +39,7 @@ export interface ModelRequest {
   system: string;
   /** The conversation so far, in our message shape. */
   messages: Message[];
+  /** The tools the model may call. */
   tools: ModelTool[];
 }
 
@@ -52,6 +61,7 @@ export interface ModelStream {
   attempts: number;
   /** Milliseconds from the first request to the established stream. */
   establish_ms: number;
+  /** The stream's events, ending with a finish event. */
   events: AsyncIterable<ModelEvent>;
 }
 
@@ -66,6 +76,7 @@ export interface ModelClient {
 
 /** A model failure; its payload becomes the failed run's `error`. */
 export class ModelError extends Error {
+  /** A failure (`code`, `message`) of `model` at `provider`, after `attempts` attempts. */
   constructor(
     readonly code: string,
     message: string,

@@ -14,6 +14,7 @@ export class PubSubError extends Error {
   /** The full (prefixed) channel name, when one channel is concerned. */
   readonly channel?: string;
 
+  /** An error of `code`, with the message and the failure that caused it. */
   constructor(
     code: PubSubErrorCode,
     message: string,

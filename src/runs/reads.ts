@@ -4,9 +4,9 @@
  * rule such as which tool calls still wait lives in one place (the engine's).
  */
 import type { Message, Run } from "../api/schemas.ts";
-import { waitingToolCalls } from "../engine/start.ts";
-import type { PendingToolCall } from "../engine/types.ts";
-import type { Store } from "../store/types.ts";
+import { waitingToolCalls } from "../engine/mod.ts";
+import type { PendingToolCall } from "../engine/mod.ts";
+import type { Store } from "../store/mod.ts";
 
 /** A session as a new run would continue it. */
 export interface SessionState {

@@ -13,9 +13,9 @@ import {
   makeEvent,
   type RunEvent,
   type RunEventOf,
-} from "../engine/events.ts";
+} from "../api/events.ts";
 import type { Logger } from "../log.ts";
-import type { PubSub } from "../pubsub/types.ts";
+import type { PubSub } from "../pubsub/mod.ts";
 import {
   type ChainFilter,
   type ChainHead,
@@ -25,8 +25,8 @@ import {
   type RunOutcome,
   type StepCommit,
   type Store,
-} from "../store/types.ts";
-import { StoreUnavailable } from "../store/errors.ts";
+  StoreUnavailable,
+} from "../store/mod.ts";
 import { AsyncQueue } from "./queue.ts";
 import {
   type ChainState,

@@ -22,6 +22,7 @@ export class StoreError extends Error {
   /** The id of the record concerned (empty for `invalid_cursor`). */
   readonly id: string;
 
+  /** An error of `kind` about the record `id`. */
   constructor(kind: StoreErrorKind, id: string, message: string) {
     super(message);
     this.name = "StoreError";

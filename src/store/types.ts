@@ -11,13 +11,13 @@ import type {
   MessageInput,
   Page,
   Run,
-  RunError,
   RunStatus,
   Session,
 } from "../api/schemas.ts";
 
 /** Paging of a list call: page size and the opaque cursor from a previous page. */
 export interface PageQuery {
+  /** Largest number of records on the page. */
   per_page: number;
   /** `next_page` of the previous page; one the store cannot decode is `invalid_cursor`. */
   page?: string | null;
@@ -25,19 +25,29 @@ export interface PageQuery {
 
 /** Filters of `GET /v1/sessions/{id}/runs`; times are epoch milliseconds. */
 export interface RunFilter {
+  /** Only these run ids. */
   ids?: string[];
+  /** Only runs of these sessions. */
   session_ids?: string[];
+  /** Only runs with these statuses. */
   statuses?: RunStatus[];
+  /** Created strictly before this time. */
   created_before?: number;
+  /** Created strictly after this time. */
   created_after?: number;
+  /** Updated strictly before this time. */
   updated_before?: number;
+  /** Updated strictly after this time. */
   updated_after?: number;
 }
 
 /** What a new run row holds, and what the run starts with (one transaction). */
 export interface NewRun {
+  /** The new run's id. */
   run_id: string;
+  /** The session it runs in. */
   session_id: string;
+  /** The checkpoint it starts from (null for a session's first run). */
   parent_checkpoint_id: string | null;
   /** Replica id of the process that executes the run. */
   owner: string;
@@ -70,10 +80,14 @@ export interface NewRun {
 
 /** The terminal outcome of a run. */
 export interface RunOutcome {
+  /** The terminal status. */
   status: Exclude<RunStatus, "running">;
+  /** A completed run's result. */
   result?: unknown;
+  /** What an interrupted run waits for. */
   interrupt_payload?: Record<string, unknown> | null;
-  error?: RunError | null;
+  /** Why a run failed or was interrupted. */
+  error?: Run["error"];
 }
 
 /** The state a checkpoint holds besides its conversation. */
@@ -85,9 +99,13 @@ export type CheckpointData = Omit<CheckpointState, "messages">;
  * moment; it never copies it.
  */
 export interface StepCommit {
+  /** The run's tenant. */
   tenant_id: string;
+  /** The run's session. */
   session_id: string;
+  /** The run. */
   run_id: string;
+  /** The messages the step adds to the conversation. */
   messages: Message[];
   /** The checkpoint that ends the step; null when the step only adds messages. */
   checkpoint: {
@@ -100,9 +118,13 @@ export interface StepCommit {
 
 /** A checkpoint without its conversation. */
 export interface CheckpointHead {
+  /** The checkpoint's id. */
   checkpoint_id: string;
+  /** The run that wrote it (null for one written outside a run). */
   run_id: string | null;
+  /** The checkpoint before it in the session. */
   parent_id: string | null;
+  /** What it saves. */
   state: CheckpointData;
 }
 
@@ -156,9 +178,13 @@ export interface ChainHead {
 
 /** A run whose owner stopped heartbeating, as returned by the sweeper. */
 export interface LostRun {
+  /** The run's tenant. */
   tenant_id: string;
+  /** The run. */
   run_id: string;
+  /** The run's session. */
   session_id: string;
+  /** The replica that stopped heartbeating. */
   owner: string;
 }
 
@@ -179,7 +205,9 @@ export interface Store {
     tenant: string,
     input: { session_id?: string | null; metadata?: Record<string, unknown> | null },
   ): Promise<Session>;
+  /** The tenant's session, or null. */
   getSession(tenant: string, sessionId: string): Promise<Session | null>;
+  /** A page of the tenant's sessions, oldest first. */
   listSessions(tenant: string, page: PageQuery): Promise<Page<Session>>;
   /**
    * Deletes a session with its messages, runs and checkpoints. `StoreError` `session_not_found`
@@ -196,9 +224,11 @@ export interface Store {
    * `createRun`, `commitStep` and `finishRun`.)
    */
   appendMessages(tenant: string, sessionId: string, messages: MessageInput[]): Promise<Message[]>;
+  /** A page of the session's conversation, oldest first (`session_not_found` without it). */
   listMessages(tenant: string, sessionId: string, page: PageQuery): Promise<Page<Message>>;
   /** The whole conversation of a session, oldest first. */
   allMessages(tenant: string, sessionId: string): Promise<Message[]>;
+  /** One message of the session's conversation, or null. */
   getMessage(tenant: string, sessionId: string, messageId: string): Promise<Message | null>;
   /**
    * Removes a message from the conversation (checkpoints that saw it keep it); true when there
@@ -221,7 +251,9 @@ export interface Store {
    * the number of checkpoints.
    */
   readStart(tenant: string, sessionId: string, checkpointId?: string | null): Promise<RunStart>;
+  /** The tenant's run, or null (another tenant's run is not found). */
   getRun(tenant: string, runId: string): Promise<Run | null>;
+  /** A page of the session's runs matching `filter`, oldest first. */
   listRuns(
     tenant: string,
     sessionId: string,
@@ -279,6 +311,7 @@ export interface Store {
   sweepLostRuns(now: number, leaseMs: number): Promise<LostRun[]>;
 
   // Checkpoints (records with the conversation of their moment)
+  /** One checkpoint of the session, or null. */
   getCheckpoint(
     tenant: string,
     sessionId: string,
@@ -286,5 +319,6 @@ export interface Store {
   ): Promise<Checkpoint | null>;
   /** The most recently created checkpoint of the session. */
   latestCheckpoint(tenant: string, sessionId: string): Promise<Checkpoint | null>;
+  /** A page of the session's checkpoints, oldest first. */
   listCheckpoints(tenant: string, sessionId: string, page: PageQuery): Promise<Page<Checkpoint>>;
 }

@@ -19,6 +19,7 @@ export const WITH_STATE_TAG = "with_state";
  * plain result that happens to have `result` and `state` fields.
  */
 export interface WithState<T = unknown> {
+  /** The marker the runners recognise. */
   [WITH_STATE_KEY]: typeof WITH_STATE_TAG;
   /** What the model sees. */
   result: T;
@@ -41,9 +42,13 @@ export function hasMarker(value: unknown): value is Record<string, unknown> {
 export interface JsToolContext {
   /** A copy of the agent state (`context`) at the time of the call; changing it changes nothing. */
   readonly context: Record<string, unknown> | null;
+  /** The run's tenant. */
   readonly tenant_id: string;
+  /** The run's session. */
   readonly session_id: string;
+  /** The run. */
   readonly run_id: string;
+  /** The call's id. */
   readonly tool_call_id: string;
   /**
    * Sends a live CUSTOM event (`name`, `value`) to the run's clients; not persisted. `value` must be

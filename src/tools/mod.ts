@@ -29,6 +29,7 @@ export {
 } from "./python_tool.ts";
 export type { PythonToolOptions } from "./python_tool.ts";
 export { scrubTools } from "./scrub.ts";
+export { wrapTool } from "./wrap.ts";
 export { protectedFiles, sandboxProblems, toolWarnings } from "./checks.ts";
 
 /** Stops what the tools started (their sandbox processes); for a server's shutdown. */
@@ -47,6 +48,7 @@ export class ToolConfigError extends Error {
   /** One line per problem, each starting with `tool '<name>'`. */
   readonly problems: string[];
 
+  /** An error listing `problems`, one line each. */
   constructor(problems: string[]) {
     super(`invalid tool configuration:\n  ${problems.join("\n  ")}`);
     this.name = "ToolConfigError";

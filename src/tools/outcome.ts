@@ -16,7 +16,7 @@ const PointerSchema = z.string().refine((p) => p === "" || p.startsWith("/"), {
   message: "must be a JSON Pointer (empty or starting with '/')",
 });
 
-/** One RFC 6902 operation; the shape of `PatchOperation` in src/engine/events.ts. */
+/** One RFC 6902 operation; the shape of `PatchOperation` in src/api/schemas.ts. */
 const PatchOperationSchema = z.discriminatedUnion("op", [
   z.object({ op: z.enum(["add", "replace", "test"]), path: PointerSchema, value: z.unknown() })
     .strict().refine((o) => Object.hasOwn(o, "value"), { message: "needs a value" }),

@@ -5,9 +5,13 @@ import type { PatchOperation } from "../api/schemas.ts";
 
 /** What a tool sees while it runs. */
 export interface ToolCallContext {
+  /** The run's tenant. */
   tenant_id: string;
+  /** The run's session. */
   session_id: string;
+  /** The run. */
   run_id: string;
+  /** The call's id. */
   tool_call_id: string;
   /** The agent state at the time of the call. */
   context: Record<string, unknown> | null;
@@ -26,16 +30,23 @@ export type StateUpdate =
 export interface ToolOutcome {
   /** What the model sees (the return value, or an error description). */
   result: unknown;
+  /** True when the call failed (`result` then describes the failure). */
   is_error: boolean;
+  /** A change to the agent state the tool asks for. */
   state?: StateUpdate;
 }
 
 /** A server-side tool, ready to call. */
 export interface Tool {
+  /** The tool's name (the manifest label). */
   readonly name: string;
+  /** What the tool does, for the model. */
   readonly description: string;
+  /** JSON Schema of the arguments. */
   readonly parameters: Record<string, unknown>;
+  /** A human must approve each call before it runs. */
   readonly requires_approval: boolean;
+  /** Runs one call; a failure is an outcome with `is_error`, never a throw. */
   call(args: Record<string, unknown>, ctx: ToolCallContext): Promise<ToolOutcome>;
   /** Starts what calls need ahead of them (sandbox processes); resolves when it is ready. */
   prepare?(): Promise<void>;

@@ -2,14 +2,14 @@ import assert from "node:assert/strict";
 import { join, resolve } from "node:path";
 import { tempDir } from "../_kit/mod.ts";
 import {
-  type Config,
   ConfigError,
   DEFAULT_SQLITE_PATH,
   ENV_OVERRIDES,
   loadConfig,
   maskSecrets,
   parseConfig,
-} from "../../src/config/mod.ts";
+} from "../../src/config/load.ts";
+import type { Config } from "../../src/config/schema.ts";
 
 const MINIMAL = `agent {\n  name = "t"\n}\n`;
 

@@ -2,7 +2,8 @@
  * `mcp_server` blocks in the manifest: parsing, interpolation, validation, paths and secrets.
  */
 import assert from "node:assert/strict";
-import { type Config, ConfigError, maskSecrets, parseConfig } from "../../src/config/mod.ts";
+import { ConfigError, maskSecrets, parseConfig } from "../../src/config/load.ts";
+import type { Config } from "../../src/config/schema.ts";
 import { secretValues } from "../../src/secrets.ts";
 
 function hcl(text: string, env: Record<string, string> = {}) {

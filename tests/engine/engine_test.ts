@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { prepareRun, type RunEvent } from "../../src/engine/mod.ts";
+import type { RunEvent } from "../../src/api/events.ts";
+import { prepareRun } from "../../src/engine/prepare.ts";
 import { withLogContext } from "../../src/log.ts";
 import type { Tool } from "../../src/tools/types.ts";
 import {

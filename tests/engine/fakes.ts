@@ -4,7 +4,8 @@
  */
 import type { Message, RunRequest } from "../../src/api/schemas.ts";
 import { ManifestSchema } from "../../src/config/schema.ts";
-import { createEngine, type EngineDeps, type RunEvent } from "../../src/engine/mod.ts";
+import { createEngine, type EngineDeps } from "../../src/engine/mod.ts";
+import type { RunEvent } from "../../src/api/events.ts";
 import { errors } from "../../src/errors.ts";
 import {
   type ModelClient,

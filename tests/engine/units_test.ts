@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { applyStateUpdate } from "../../src/engine/mod.ts";
+import { applyStateUpdate } from "../../src/engine/state.ts";
 import { RunCancelled, withPushes } from "../../src/engine/async.ts";
 import { answerPending } from "../../src/engine/start.ts";
 import { unansweredToolCalls } from "../../src/engine/conversation.ts";

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { createApp } from "../../src/http/app.ts";
 import { protocolAddOns } from "../../src/server.ts";
 import { createLogger } from "../../src/log.ts";
-import { RUN_EVENT_KINDS, RunEventSchema } from "../../src/engine/events.ts";
+import { RUN_EVENT_KINDS, RunEventSchema } from "../../src/api/events.ts";
 import { PLAYGROUND_PATHS } from "../../src/http/playground/mod.ts";
 import { readEvents, startTestServer, type TestServer } from "../_kit/mod.ts";
 

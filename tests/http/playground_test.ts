@@ -10,7 +10,7 @@
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
 import { chromium, type Page } from "playwright-core";
-import { loadConfig } from "../../src/config/mod.ts";
+import { loadConfig } from "../../src/config/load.ts";
 import { PLAYGROUND_PATHS } from "../../src/http/playground/mod.ts";
 import { startTestServer, type TestServer } from "../_kit/mod.ts";
 

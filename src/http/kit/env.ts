@@ -7,14 +7,18 @@ import type { Config } from "../../config/schema.ts";
 import type { Logger } from "../../log.ts";
 import type { AgentdMetrics } from "../../metrics/mod.ts";
 import type { RunService } from "../../runs/service.ts";
-import type { Store } from "../../store/types.ts";
+import type { Store } from "../../store/mod.ts";
 import type { ApiKeyIdentity } from "./auth.ts";
 
 /** What the routes need. */
 export interface AppServices {
+  /** The server's configuration. */
   config: Config;
+  /** Sessions, messages, runs and checkpoints. */
   store: Store;
+  /** Starts, cancels, observes and reads runs. */
   runs: RunService;
+  /** The server's logger (scrubbed JSON lines). */
   log: Logger;
   /** Prometheus metrics: counted by a middleware and served at `GET /metrics` when given. */
   metrics?: AgentdMetrics;
@@ -22,6 +26,7 @@ export interface AppServices {
 
 /** Per-request values the middleware sets. */
 export interface AppEnv {
+  /** Values set per request by the app's middleware. */
   Variables: {
     requestId: string;
     tenant: string;

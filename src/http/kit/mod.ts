@@ -10,7 +10,13 @@
 export type { AddOn } from "./addon.ts";
 export type { AppEnv, AppServices, Ctx } from "./env.ts";
 export { sseComment, sseFrame, sseJsonFrame, type SseOptions, sseResponse } from "./sse.ts";
-export { fieldErrors, readJson, validate } from "./validation.ts";
+export {
+  type FieldErrorOptions,
+  fieldErrors,
+  readJson,
+  type ReadJsonOptions,
+  validate,
+} from "./validation.ts";
 export { bodyLimit, keepaliveMs, maxBodyBytes } from "./settings.ts";
 export {
   apiKeyAuth,
@@ -22,6 +28,8 @@ export {
   publicPaths,
 } from "./auth.ts";
 export { apiErrorOf, errorResponse } from "./errors.ts";
+export type { ApiError } from "../../errors.ts";
+export { markTimedOut } from "./wire.ts";
 export {
   BODY_ERRORS,
   jsonBody,

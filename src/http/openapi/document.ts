@@ -15,10 +15,10 @@ import { z } from "zod";
 import { ErrorBodySchema, ValidationErrorBodySchema } from "../../api/schemas.ts";
 import type { Manifest } from "../../config/schema.ts";
 import { type ApiError, errors } from "../../errors.ts";
-import type { AddOn } from "../kit/addon.ts";
-import { authEnabled, isPublic, publicPaths } from "../kit/auth.ts";
-import type { Routes } from "../kit/routes.ts";
-import { maxBodyBytes } from "../kit/settings.ts";
+import type { AddOn } from "../kit/mod.ts";
+import { authEnabled, isPublic, publicPaths } from "../kit/mod.ts";
+import type { Routes } from "../kit/mod.ts";
+import { maxBodyBytes } from "../kit/mod.ts";
 
 /** A JSON object of the document. */
 export type Json = Record<string, unknown>;

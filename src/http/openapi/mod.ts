@@ -4,7 +4,7 @@
  */
 import { z } from "zod";
 import { renderDocsPage } from "../docs_page.ts";
-import { route, type Routes, routes } from "../kit/routes.ts";
+import { route, type Routes, routes } from "../kit/mod.ts";
 import type { Json } from "./document.ts";
 
 export { buildOpenApiDocument, type Json, OPENAPI_VERSION } from "./document.ts";

@@ -9,7 +9,7 @@
  */
 import { Hono } from "hono";
 import type { Context } from "hono";
-import type { AppEnv } from "../kit/env.ts";
+import type { AppEnv } from "../kit/mod.ts";
 import INDEX_HTML from "./static/index.html" with { type: "text" };
 import STYLE_CSS from "./static/style.css" with { type: "text" };
 import FAVICON_SVG from "./static/favicon.svg" with { type: "text" };
@@ -28,7 +28,7 @@ import STORAGE_JS from "./static/storage.js" with { type: "text" };
 import TRANSCRIPT_JS from "./static/transcript.js" with { type: "text" };
 
 /** The Content-Security-Policy of every playground response: only 'self', no inline code. */
-export const PLAYGROUND_CSP = [
+export const PLAYGROUND_CSP: string = [
   "default-src 'self'",
   "script-src 'self'",
   "style-src 'self'",

@@ -1,6 +1,6 @@
 /** Checkpoints of a session: find (list). */
 import { CheckpointListSchema, PageQuerySchema } from "../../api/schemas.ts";
-import { route, type Routes, routes } from "../kit/routes.ts";
+import { route, type Routes, routes } from "../kit/mod.ts";
 import { requireSession, SessionParams } from "./common.ts";
 
 /** Routes under `/v1/sessions/{session_id}/checkpoints`. */

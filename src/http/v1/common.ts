@@ -1,7 +1,7 @@
 /** What the `/v1` route modules share: path parameters, error lists and the session check. */
 import { z } from "zod";
 import { errors } from "../../errors.ts";
-import type { Ctx } from "../kit/env.ts";
+import type { Ctx } from "../kit/mod.ts";
 
 /** `{session_id}`. */
 export const SessionParams = z.object({ session_id: z.string().describe("The session's id.") });

@@ -6,7 +6,7 @@ import {
   PageQuerySchema,
 } from "../../api/schemas.ts";
 import { errors } from "../../errors.ts";
-import { BODY_ERRORS, jsonBody, route, type Routes, routes } from "../kit/routes.ts";
+import { BODY_ERRORS, jsonBody, route, type Routes, routes } from "../kit/mod.ts";
 import { header, MessageParams, requireSession, SessionParams } from "./common.ts";
 
 /** Routes under `/v1/sessions/{session_id}/messages`. */

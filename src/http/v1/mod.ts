@@ -1,5 +1,5 @@
 /** The native `/v1` API: sessions, messages, checkpoints and runs, each route declared once. */
-import { type Routes, routes } from "../kit/routes.ts";
+import { type Routes, routes } from "../kit/mod.ts";
 import { sessionRoutes } from "./sessions.ts";
 import { messageRoutes } from "./messages.ts";
 import { checkpointRoutes } from "./checkpoints.ts";

@@ -7,10 +7,18 @@ import {
   RunStartedSchema,
 } from "../../api/schemas.ts";
 import { errors } from "../../errors.ts";
-import { encodeEvent, type EndNotice, type RunEvent, RunEventSchema } from "../../engine/events.ts";
-import { BODY_ERRORS, jsonBody, route, type Routes, routes } from "../kit/routes.ts";
-import { keepaliveMs } from "../kit/settings.ts";
-import { sseComment, sseJsonFrame, sseResponse } from "../kit/sse.ts";
+import { encodeEvent, type EndNotice, type RunEvent, RunEventSchema } from "../../api/events.ts";
+import {
+  BODY_ERRORS,
+  jsonBody,
+  keepaliveMs,
+  route,
+  type Routes,
+  routes,
+  sseComment,
+  sseJsonFrame,
+  sseResponse,
+} from "../kit/mod.ts";
 import { header, requireSession, RunParams, SessionParams } from "./common.ts";
 
 /** Native SSE frames of run events: `event: <kind>` and the event as JSON. */

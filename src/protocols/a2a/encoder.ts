@@ -14,7 +14,7 @@
  * dropped. The route sends the initial `task` frame (`submittedTask`) before the first event.
  */
 import jsonpatch from "fast-json-patch";
-import type { EndNotice, RunEvent } from "../../engine/events.ts";
+import type { EndNotice, RunEvent } from "../../api/events.ts";
 import { ALL_OUTPUT_MODES, type OutputModes } from "./request.ts";
 import type { StreamResponse, Task } from "./schemas.ts";
 import { stateArtifact, taskStatus, textArtifact } from "./task.ts";

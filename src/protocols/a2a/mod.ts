@@ -6,7 +6,3 @@
  * docs/a2a.md.
  */
 export { a2aAddOn } from "./addon.ts";
-export { A2aEncoder, encodeRunEvents, submittedTask } from "./encoder.ts";
-export { agentCard } from "./card.ts";
-export { A2aError } from "./errors.ts";
-export { A2A_BINDINGS, A2A_VERSION } from "./schemas.ts";

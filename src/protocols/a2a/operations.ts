@@ -10,7 +10,7 @@
  * and every read is a run-service read.
  */
 import type { MessageInput as NativeMessageInput, Run, RunRequest } from "../../api/schemas.ts";
-import type { EndNotice, RunEvent } from "../../engine/events.ts";
+import type { EndNotice, RunEvent } from "../../api/events.ts";
 import { apiErrorOf } from "../../http/kit/mod.ts";
 import type { ChainState, SessionState } from "../../runs/reads.ts";
 import type { RunLink } from "../../runs/service.ts";

@@ -17,7 +17,7 @@ import {
   type RunFinishedOutcome,
 } from "@ag-ui/core";
 import type { Message, Part } from "../../api/schemas.ts";
-import type { EndNotice, RunEvent, RunEventOf } from "../../engine/events.ts";
+import type { EndNotice, RunEvent, RunEventOf } from "../../api/events.ts";
 import { sseFrame } from "../../http/kit/mod.ts";
 import { type OpenInterrupt, openInterrupts } from "./interrupts.ts";
 

@@ -4,10 +4,3 @@
  * encoder in `encoder.ts`; see docs/ag-ui.md.
  */
 export { agUiAddOn } from "./addon.ts";
-export { loadThread } from "./routes.ts";
-export { AgUiEncoder, agUiFrame, agUiFrames, outcomeOf, toAgUiMessage } from "./encoder.ts";
-export type { AgUiEvent, EncoderOptions } from "./encoder.ts";
-export { parseRunInput, RunAgentInputSchema, toRunRequest } from "./input.ts";
-export type { AgUiRunInput, MappedRun, ThreadView } from "./input.ts";
-export { openInterrupts } from "./interrupts.ts";
-export type { OpenInterrupt } from "./interrupts.ts";

@@ -2,7 +2,9 @@
 
 /** One statement of a conversion, with `?` placeholders in both dialects. */
 export interface MigrationQuery {
+  /** The SQL to run. */
   sql: string;
+  /** Its parameters. */
   params: unknown[];
 }
 

@@ -35,12 +35,15 @@ import { resultOutcome } from "./result.ts";
 
 /** Restart delays: the first one, doubled after each failure up to the last. */
 export interface Backoff {
+  /** Milliseconds before the first reconnect. */
   initial: number;
+  /** Largest delay between reconnects, in milliseconds. */
   max: number;
 }
 
 /** Options of `McpConnection`. */
 export interface McpConnectionOptions {
+  /** Where connection problems are logged. */
   log: Logger;
   /** agentd's environment, from which a stdio server gets its base variables. */
   env: Record<string, string>;
@@ -86,6 +89,7 @@ export class McpConnection {
   readonly #log: Logger;
   readonly #backoff: Backoff;
 
+  /** A connection to one configured MCP server (not yet opened). */
   constructor(
     readonly name: string,
     readonly config: McpServerConfig,

@@ -26,6 +26,7 @@ export interface McpServersOptions {
 
 /** Servers that could not be started; one line per server, as `check` and `serve` print them. */
 export class McpStartupError extends Error {
+  /** An error listing `problems`, one line per server that could not start. */
   constructor(readonly problems: string[]) {
     super(`MCP servers failed to start:\n  ${problems.join("\n  ")}`);
     this.name = "McpStartupError";
@@ -38,6 +39,7 @@ export class McpServers implements AsyncDisposable {
   /** One connection per `mcp_server` block, not yet started. */
   readonly connections: readonly McpConnection[];
 
+  /** The servers of `config`, not yet connected. */
   constructor(config: Config, options: McpServersOptions & { log: Logger }) {
     const env = options.env ?? Deno.env.toObject();
     this.connections = Object.entries(config.manifest.mcp_server).map(([name, server]) =>

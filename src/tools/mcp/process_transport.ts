@@ -77,6 +77,7 @@ export class ProcessTransport implements Transport {
   #closed: Promise<void> | undefined;
   readonly #encoder = new TextEncoder();
 
+  /** A transport for the server process `options` describe (started by `start`). */
   constructor(private readonly options: ProcessTransportOptions) {}
 
   /** How the process ended, once it has. */

@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { StreamResponse as SdkStreamResponse, TaskState } from "@a2a-js/sdk";
-import { makeEvent, type RunEvent } from "../../../src/engine/events.ts";
+import { makeEvent, type RunEvent } from "../../../src/api/events.ts";
 import { A2aEncoder, encodeRunEvents, submittedTask } from "../../../src/protocols/a2a/encoder.ts";
 import type {
   StreamResponse,

@@ -1,6 +1,6 @@
 /** The AG-UI encoder as a pure mapper: internal run events in, AG-UI events out. */
 import assert from "node:assert/strict";
-import { makeEvent, type RunEvent } from "../../../src/engine/events.ts";
+import { makeEvent, type RunEvent } from "../../../src/api/events.ts";
 import type { Message } from "../../../src/api/schemas.ts";
 import { AgUiEncoder, agUiFrames, toAgUiMessage } from "../../../src/protocols/ag_ui/encoder.ts";
 import { checkEvent, checkStream, types, type WireEvent } from "./helpers.ts";

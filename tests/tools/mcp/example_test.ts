@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
-import { loadConfig } from "../../../src/config/mod.ts";
+import { loadConfig } from "../../../src/config/load.ts";
 import { type EventData, startTestServer } from "../../_kit/mod.ts";
 import { run, user } from "./helpers.ts";
 

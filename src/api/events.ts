@@ -8,12 +8,7 @@
  * cannot drift from what the engine emits.
  */
 import { z } from "zod";
-import {
-  MessageSchema,
-  PatchOperationSchema,
-  RunErrorSchema,
-  RunStatusSchema,
-} from "../api/schemas.ts";
+import { MessageSchema, PatchOperationSchema, RunErrorSchema, RunStatusSchema } from "./schemas.ts";
 
 const StepName = z.enum(["model", "tools"]);
 
@@ -106,17 +101,17 @@ export const RunEventSchemas = Object.fromEntries(
   RUN_EVENT_KINDS.map((kind) => [kind, eventSchema(kind)]),
 ) as { [K in RunEventKind]: ReturnType<typeof eventSchema<K>> };
 
-/** Any run event, discriminated by `kind`. */
-export const RunEventSchema = z.discriminatedUnion(
+/**
+ * Any run event, discriminated by `kind`: the catalogue the API reference publishes and tests
+ * check frames against. Typed as a schema of `RunEvent` (the union zod infers is the same shape).
+ */
+export const RunEventSchema: z.ZodType<RunEvent> = z.discriminatedUnion(
   "kind",
-  Object.values(RunEventSchemas) as unknown as [
-    ReturnType<typeof eventSchema<RunEventKind>>,
-    ...ReturnType<typeof eventSchema<RunEventKind>>[],
-  ],
+  Object.values(RunEventSchemas) as unknown as [z.ZodObject, ...z.ZodObject[]],
 ).meta({
   id: "RunEvent",
   description: "One run event: the `data:` of a native SSE frame whose `event:` is its `kind`.",
-});
+}) as unknown as z.ZodType<RunEvent>;
 
 /** One internal run event. */
 export type RunEvent = {
@@ -157,5 +152,6 @@ export function encodeEvent(event: RunEvent): string {
  * every encoder handles.
  */
 export interface EndNotice {
+  /** Why live delivery ended before `run_finished`. */
   notice: "subscriber_overflow" | "transport_lost" | "slow_consumer";
 }
