@@ -8,7 +8,8 @@
  */
 import { parseArgs } from "node:util";
 import denoConfig from "./deno.json" with { type: "json" };
-import { type Config, ConfigError, loadConfig, maskSecrets } from "./src/config/mod.ts";
+import { ConfigError, loadConfig, maskSecrets } from "./src/config/load.ts";
+import type { Config } from "./src/config/schema.ts";
 
 /** The program version, from `deno.json`. */
 export const VERSION: string = denoConfig.version;
