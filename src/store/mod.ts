@@ -9,11 +9,15 @@ import type { Store } from "./types.ts";
 import type { Clock } from "../clock.ts";
 
 export type {
+  ChainedRun,
+  ChainFilter,
+  ChainHead,
   CheckpointData,
   CheckpointHead,
   LostRun,
   NewRun,
   PageQuery,
+  RunChain,
   RunFilter,
   RunOutcome,
   RunStart,

@@ -152,19 +152,25 @@ export class ConversationChanged extends Error {
 
 /** A run of a chain, with the note its link keeps (null for the origin). */
 export interface ChainedRun {
+  /** The run. */
   run: Run;
+  /** What its link keeps (null for the origin). */
   note: unknown;
 }
 
 /** A chain of runs: the first run and each run linked to it, oldest first. */
 export interface RunChain {
+  /** The chain's first run (the A2A task id). */
   origin_run_id: string;
+  /** Every run of the chain, oldest first. */
   runs: ChainedRun[];
 }
 
 /** Filters of `listChains`, applied to each chain's latest run; times are epoch ms. */
 export interface ChainFilter {
+  /** Only chains of this session. */
   session_id?: string;
+  /** Only chains whose latest run has one of these statuses. */
   statuses?: RunStatus[];
   /** The latest run changed at or after this time. */
   updated_since?: number;
@@ -172,7 +178,9 @@ export interface ChainFilter {
 
 /** A chain as `listChains` lists it: its origin and its latest run. */
 export interface ChainHead {
+  /** The chain's first run. */
   origin_run_id: string;
+  /** Its latest run. */
   run: Run;
 }
 

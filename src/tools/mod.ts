@@ -19,7 +19,7 @@ export type { JsToolContext, JsToolFunction, WithState } from "./library.ts";
 export { WITH_STATE_KEY, WITH_STATE_TAG, withState } from "./library.ts";
 export { checkStateUpdate, interpretReturn, toolError } from "./outcome.ts";
 export { createJavaScriptTool, denoExecutable, denoSandbox } from "./javascript_tool.ts";
-export type { DenoSandbox } from "./javascript_tool.ts";
+export type { DenoSandbox, JavaScriptToolOptions } from "./javascript_tool.ts";
 export {
   createPythonTool,
   probeInterpreter,
@@ -27,7 +27,7 @@ export {
   pythonEnv,
   realInterpreter,
 } from "./python_tool.ts";
-export type { PythonToolOptions } from "./python_tool.ts";
+export type { PythonRuntime, PythonToolOptions } from "./python_tool.ts";
 export { scrubTools } from "./scrub.ts";
 export { wrapTool } from "./wrap.ts";
 export { protectedFiles, sandboxProblems, toolWarnings } from "./checks.ts";

@@ -67,7 +67,9 @@ export function pythonEnv(spec: ToolSpec): Record<string, string> {
 
 /** The interpreter binary and the directories its runtime lives in (mounted into the sandbox). */
 export interface PythonRuntime {
+  /** The interpreter binary (`sys.executable`). */
   executable: string;
+  /** Directories of its runtime (prefixes and `sys.path`). */
   dirs: string[];
 }
 

@@ -56,6 +56,8 @@ export interface Tool {
 
 /** A Tool that owns processes: started ahead of the calls by `prepare`, stopped by `close`. */
 export interface ManagedTool extends Tool, AsyncDisposable {
+  /** Starts the processes the calls will use. */
   prepare(): Promise<void>;
+  /** Stops them. */
   close(): Promise<void>;
 }
