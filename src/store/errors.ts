@@ -40,6 +40,7 @@ export class StoreUnavailable extends Error {
   /** The Store method that failed. */
   readonly method: string;
 
+  /** The failure of `method`, and why (the cause kept). */
   constructor(method: string, why: string, options?: { cause?: unknown }) {
     super(`the store is unavailable (${method}: ${why})`, options);
     this.name = "StoreUnavailable";
