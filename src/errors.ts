@@ -71,6 +71,13 @@ export const errors = {
   runNotRunning: (id: string, status: string) =>
     new ApiError(409, 4, `run '${id}' is ${status}, not running`),
   messageExists: (id: string) => new ApiError(409, 5, `message '${id}' already exists`),
+  eventsGone: (id: string, why: string) =>
+    new ApiError(
+      410,
+      1,
+      `the events of run '${id}' after this cursor are not retained (${why}); ` +
+        `read the run and its session's messages instead`,
+    ),
   bodyTooLarge: (limit: number) =>
     new ApiError(413, 1, `request body is larger than the limit of ${limit} bytes`),
   unsupportedMediaType: (got: string | null) =>

@@ -155,3 +155,17 @@ export interface EndNotice {
   /** Why live delivery ended before `run_finished`. */
   notice: "subscriber_overflow" | "transport_lost" | "slow_consumer";
 }
+
+/**
+ * A run event and its sequence number in the run (1, 2, 3 …), which every wire frame of every
+ * protocol carries as its SSE `id:`, so one cursor resumes any stream. `seq` is null only for a
+ * `run_finished` a re-attach stream read from the store because it could not hear the run (a
+ * `memory` pub/sub in another process): it has no place in the sequence, and its frame no id.
+ */
+export interface SequencedEvent {
+  seq: number | null;
+  event: RunEvent;
+}
+
+/** What a run's event stream delivers: its events in order, possibly ended by a notice. */
+export type RunStreamItem = SequencedEvent | EndNotice;

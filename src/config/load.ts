@@ -58,6 +58,21 @@ export const ENV_OVERRIDES: readonly EnvOverride[] = [
   { variable: "AGENT__PUBSUB__URL", path: ["runtime", "pubsub", "url"], type: "string" },
   { variable: "AGENT__PUBSUB__TOKEN", path: ["runtime", "pubsub", "token"], type: "string" },
   { variable: "AGENT__PUBSUB__PREFIX", path: ["runtime", "pubsub", "prefix"], type: "string" },
+  {
+    variable: "AGENT__PUBSUB__RETENTION",
+    path: ["runtime", "pubsub", "retention"],
+    type: "integer",
+  },
+  {
+    variable: "AGENT__PUBSUB__RETENTION_MAX_EVENTS",
+    path: ["runtime", "pubsub", "retention_max_events"],
+    type: "integer",
+  },
+  {
+    variable: "AGENT__PUBSUB__RETENTION_MAX_BYTES",
+    path: ["runtime", "pubsub", "retention_max_bytes"],
+    type: "integer",
+  },
   { variable: "AGENT__REPLICA__ID", path: ["runtime", "replica", "id"], type: "string" },
   {
     variable: "AGENT__REPLICA__HEARTBEAT_INTERVAL",

@@ -200,6 +200,15 @@ export const PubSubSchema = z.object({
   token: z.string().optional(),
   /** Prefix of every channel name, so several deployments can share one Redis. */
   prefix: z.string().default("agentd"),
+  /**
+   * Milliseconds a run's events are kept for replay after the run ends (in memory for `memory`,
+   * in a Redis Stream per run for `redis`); 0 keeps none, so no stream can be resumed.
+   */
+  retention: z.number().int().min(0).max(7 * 86_400_000).default(600_000),
+  /** Events kept per run for replay; the oldest are trimmed first. */
+  retention_max_events: z.number().int().min(1).max(1_000_000).default(10_000),
+  /** `memory` only: characters of retained events kept in the process, over all runs. */
+  retention_max_bytes: z.number().int().min(1024).max(2 ** 40).default(64 * 1024 * 1024),
 }).strict();
 
 /** Replica liveness and shutdown settings. */

@@ -15,7 +15,7 @@ import { abortable, abortableIter, RunCancelled, withPushes } from "./async.ts";
 import { assistantMessage, messageText, toolMessage, toolResultValue } from "./conversation.ts";
 import { makeEvent, type RunEvent, type RunEventPayloads } from "../api/events.ts";
 import { loadStart } from "./start.ts";
-import { applyStateUpdate, type Context } from "./state.ts";
+import { applyStateUpdate, type Context, type StateChange } from "./state.ts";
 import type {
   EngineDeps,
   InterruptPayload,
@@ -332,20 +332,20 @@ class Execution {
     }, this.signal);
 
     let { result, is_error } = outcome;
-    let stateEvents: RunEvent[] = [];
+    let change: StateChange | undefined;
     if (outcome.state) {
       try {
-        const change = applyStateUpdate(this.context, outcome.state);
+        change = applyStateUpdate(this.context, outcome.state);
         this.context = change.context;
         this.dirty = true;
-        stateEvents = change.events;
       } catch (error) {
         result = `the tool ran but its state update could not be applied: ${errorText(error)}`;
         is_error = true;
       }
     }
     yield* this.writeResult(call.id, result, is_error);
-    yield* stateEvents;
+    // Made after the result, so their timestamps follow it.
+    if (change) yield* change.events();
   }
 
   /** Persists a tool message answering `toolCallId` and yields its `tool_call_result`. */

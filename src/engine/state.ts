@@ -13,26 +13,38 @@ export type Context = Record<string, unknown> | null;
 /** The result of applying a state update. */
 export interface StateChange {
   context: Record<string, unknown>;
-  /** `state_delta` (or `state_snapshot` when there was no context to patch); empty for no change. */
-  events: RunEvent[];
+  /**
+   * The events describing the change, stamped when called (so after the tool's result that
+   * carried it): a `state_delta`, preceded by a `state_snapshot` of `{}` when there was no
+   * context the client could hold; none for no change.
+   */
+  events(): RunEvent[];
 }
 
 /**
  * Applies a whole-context replacement or an RFC 6902 patch to `context`. A patch on a missing
- * context applies to `{}`. When the previous context was null clients hold no document a delta
- * could apply to, so the change goes out as a `state_snapshot`. Throws when a patch does not apply
+ * context applies to `{}`. The change always goes out as a `state_delta` (the spec: emitted when
+ * tools return state updates); when the previous context was null clients hold no document it
+ * could apply to, so an empty `state_snapshot` comes first. Throws when a patch does not apply
  * (the context is then unchanged).
  */
 export function applyStateUpdate(context: Context, update: StateUpdate): StateChange {
+  const base = context ?? {};
   let next: unknown;
   let delta: PatchOperation[];
   if ("context" in update) {
     next = structuredClone(update.context);
-    delta = context === null ? [] : jsonpatch.compare(context, next as object) as PatchOperation[];
+    delta = next !== null && typeof next === "object" && !Array.isArray(next)
+      ? jsonpatch.compare(base, next as object) as PatchOperation[]
+      : [];
   } else {
-    const base = structuredClone(context ?? {});
     // validate = true: malformed operations throw instead of half-applying.
-    next = jsonpatch.applyPatch(base, update.patch as jsonpatch.Operation[], true, false)
+    next = jsonpatch.applyPatch(
+      structuredClone(base),
+      update.patch as jsonpatch.Operation[],
+      true,
+      false,
+    )
       .newDocument;
     delta = update.patch;
   }
@@ -40,14 +52,11 @@ export function applyStateUpdate(context: Context, update: StateUpdate): StateCh
     throw new Error("the state update does not leave an object as the context");
   }
   const nextContext = next as Record<string, unknown>;
-  if (context === null) {
-    return {
-      context: nextContext,
-      events: [makeEvent("state_snapshot", { context: nextContext })],
-    };
-  }
   return {
     context: nextContext,
-    events: delta.length > 0 ? [makeEvent("state_delta", { delta })] : [],
+    events: () => [
+      ...(context === null ? [makeEvent("state_snapshot", { context: {} })] : []),
+      ...(delta.length > 0 ? [makeEvent("state_delta", { delta })] : []),
+    ],
   };
 }

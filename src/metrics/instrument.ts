@@ -81,6 +81,16 @@ export function instrumentPubSub(pubsub: PubSub, metrics: AgentdMetrics): PubSub
         metrics.publishDuration.observe(labels, seconds(started));
       }
     },
+    async append(channel, entries, message) {
+      const started = performance.now();
+      try {
+        await pubsub.append(channel, entries, message);
+      } finally {
+        metrics.publishDuration.observe(labels, seconds(started));
+      }
+    },
+    seal: (channel) => pubsub.seal(channel),
+    history: (channel, after) => pubsub.history(channel, after),
     subscribe: (channel) => pubsub.subscribe(channel),
     close: () => pubsub.close(),
   };

@@ -10,9 +10,10 @@
  * created by `subscribe()` cannot receive a message published before it, which is exactly the
  * "nothing before subscribe" rule, with no bookkeeping of ours.
  */
-import type { PubSub, Subscription } from "./types.ts";
+import type { HistoryPage, PubSub, Retained, Subscription } from "./types.ts";
 import { assertCapacity, BufferedSubscription } from "./subscription.ts";
 import { PubSubError } from "./errors.ts";
+import { HISTORY_DEFAULTS, type HistorySettings, MemoryHistory } from "./history.ts";
 
 /** Settings of the memory transport. */
 export interface MemoryPubSubOptions {
@@ -22,6 +23,11 @@ export interface MemoryPubSubOptions {
   prefix: string;
   /** Receives what the transport absorbs instead of throwing (publishes after `close()`). */
   onError?: (err: unknown) => void;
+  /**
+   * The history `append` keeps, in this process only: another process (or a Deno Deploy isolate)
+   * hears the live messages of a BroadcastChannel but cannot replay them.
+   */
+  history?: HistorySettings;
 }
 
 // Publisher objects kept open, most recently used last. Reusing one per channel avoids opening a
@@ -41,6 +47,7 @@ class MemoryPubSub implements PubSub {
   readonly #onError: (err: unknown) => void;
   readonly #publishers = new Map<string, BroadcastChannel>();
   readonly #subscriptions = new Set<BufferedSubscription>();
+  readonly #history: MemoryHistory;
   #closed = false;
 
   constructor(options: MemoryPubSubOptions) {
@@ -48,6 +55,23 @@ class MemoryPubSub implements PubSub {
     this.#capacity = options.capacity;
     this.#prefix = options.prefix;
     this.#onError = options.onError ?? (() => {});
+    this.#history = new MemoryHistory(options.history ?? HISTORY_DEFAULTS);
+  }
+
+  append(channel: string, entries: Retained[], message: string): Promise<void> {
+    if (!this.#closed) {
+      for (const entry of entries) this.#history.append(channel, entry.seq, entry.message);
+    }
+    return this.publish(channel, message);
+  }
+
+  seal(channel: string): Promise<void> {
+    this.#history.seal(channel);
+    return Promise.resolve();
+  }
+
+  history(channel: string, after: number): Promise<HistoryPage | null> {
+    return Promise.resolve(this.#history.read(channel, after));
   }
 
   publish(channel: string, message: string): Promise<void> {

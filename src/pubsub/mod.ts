@@ -10,12 +10,24 @@ import type { PubSub } from "./types.ts";
 import { createMemoryPubSub } from "./memory.ts";
 import { createRedisPubSub } from "./redis.ts";
 import { createUpstashPubSub } from "./upstash.ts";
+import { HISTORY_DEFAULTS } from "./history.ts";
 
-export type { PubSub, Subscription, SubscriptionEnd } from "./types.ts";
+export type { HistoryPage, PubSub, Retained, Subscription, SubscriptionEnd } from "./types.ts";
+export { HISTORY_DEFAULTS, type HistorySettings } from "./history.ts";
 export { PubSubError, type PubSubErrorCode } from "./errors.ts";
 
-/** The `runtime.pubsub` block: kind, per-subscriber capacity, URL, token, channel prefix. */
-export type PubSubConfig = z.infer<typeof PubSubSchema>;
+/**
+ * The `runtime.pubsub` block: kind, per-subscriber capacity, URL, token, channel prefix, and the
+ * retention of run events for replay (defaults of `HISTORY_DEFAULTS` when omitted).
+ */
+export type PubSubConfig =
+  & Omit<z.infer<typeof PubSubSchema>, "retention" | "retention_max_events" | "retention_max_bytes">
+  & Partial<
+    Pick<
+      z.infer<typeof PubSubSchema>,
+      "retention" | "retention_max_events" | "retention_max_bytes"
+    >
+  >;
 
 /** What the caller hands a transport besides its configuration. */
 export interface PubSubOptions {
@@ -41,7 +53,12 @@ export async function createPubSub(
   config: PubSubConfig,
   options: PubSubOptions = {},
 ): Promise<PubSub> {
-  const common = { capacity: config.capacity, prefix: config.prefix, ...options };
+  const history = {
+    retention: config.retention ?? HISTORY_DEFAULTS.retention,
+    maxEvents: config.retention_max_events ?? HISTORY_DEFAULTS.maxEvents,
+    maxBytes: config.retention_max_bytes ?? HISTORY_DEFAULTS.maxBytes,
+  };
+  const common = { capacity: config.capacity, prefix: config.prefix, history, ...options };
   if (config.kind === "memory") return createMemoryPubSub(common);
   if (!config.url) {
     throw new Error(

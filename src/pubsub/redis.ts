@@ -9,9 +9,16 @@
  * connection; the next `publish()` after a short backoff reconnects the publisher.
  */
 import { createClient } from "redis";
-import type { PubSub, Subscription } from "./types.ts";
+import type { HistoryPage, PubSub, Subscription } from "./types.ts";
 import { assertCapacity, BufferedSubscription } from "./subscription.ts";
 import { messageOf, PubSubError, redactUrl, transportUnavailable } from "./errors.ts";
+import {
+  HISTORY_DEFAULTS,
+  type HistorySettings,
+  OPEN_HISTORY_TTL_MS,
+  type Retained,
+  TTL_REFRESH_MS,
+} from "./history.ts";
 
 /** Settings of the Redis transport. */
 export interface RedisPubSubOptions {
@@ -29,6 +36,8 @@ export interface RedisPubSubOptions {
   heartbeatMs?: number;
   /** Milliseconds to establish a connection; default 5000. */
   connectTimeoutMs?: number;
+  /** The history `append` keeps: a Redis Stream per channel, so every replica can replay. */
+  history?: HistorySettings;
 }
 
 type Client = ReturnType<typeof createClient>;
@@ -41,6 +50,7 @@ interface Settings {
   publishTimeoutMs: number;
   heartbeatMs: number;
   connectTimeoutMs: number;
+  history: HistorySettings;
 }
 
 // Backoff between publisher reconnect attempts while Redis is down, so a run publishing tokens
@@ -62,6 +72,7 @@ export async function createRedisPubSub(options: RedisPubSubOptions): Promise<Pu
     publishTimeoutMs: options.publishTimeoutMs ?? 2_000,
     heartbeatMs: options.heartbeatMs ?? 10_000,
     connectTimeoutMs: options.connectTimeoutMs ?? 5_000,
+    history: options.history ?? HISTORY_DEFAULTS,
   });
   await pubsub.start();
   return pubsub;
@@ -77,6 +88,8 @@ class RedisPubSub implements PubSub {
   #retryDelay = 0;
   #subscriber: SubscriberConnection | undefined;
   #subscriberOpening: Promise<SubscriberConnection> | undefined;
+  /** When each open history's TTL was last refreshed (removed when it is sealed). */
+  readonly #ttlRefreshed = new Map<string, number>();
 
   constructor(settings: Settings) {
     this.#s = settings;
@@ -93,12 +106,79 @@ class RedisPubSub implements PubSub {
     }
   }
 
-  async publish(channel: string, message: string): Promise<void> {
+  publish(channel: string, message: string): Promise<void> {
     const name = `${this.#s.prefix}:${channel}`;
+    return this.#send(name, (client) => [client.publish(name, message)]);
+  }
+
+  append(channel: string, entries: Retained[], message: string): Promise<void> {
+    const name = `${this.#s.prefix}:${channel}`;
+    const { retention, maxEvents } = this.#s.history;
+    if (retention === 0) return this.publish(channel, message);
+    const key = historyKey(name);
+    return this.#send(name, (client) => {
+      // One connection, so Redis runs them in this order: the entries exist before the publish.
+      const sent: Promise<unknown>[] = entries.map((entry) =>
+        client.xAdd(key, `${entry.seq}-0`, { m: entry.message }, {
+          TRIM: { strategy: "MAXLEN", strategyModifier: "~", threshold: maxEvents },
+        })
+      );
+      const now = Date.now();
+      if (now - (this.#ttlRefreshed.get(key) ?? 0) >= TTL_REFRESH_MS) {
+        this.#ttlRefreshed.set(key, now);
+        sent.push(client.pExpire(key, retention + OPEN_HISTORY_TTL_MS));
+      }
+      sent.push(client.publish(name, message));
+      return sent;
+    });
+  }
+
+  seal(channel: string): Promise<void> {
+    const name = `${this.#s.prefix}:${channel}`;
+    const key = historyKey(name);
+    this.#ttlRefreshed.delete(key);
+    if (this.#s.history.retention === 0) return Promise.resolve();
+    return this.#send(name, (client) => [client.pExpire(key, this.#s.history.retention)]);
+  }
+
+  async history(channel: string, after: number): Promise<HistoryPage | null> {
+    if (this.#s.history.retention === 0) return null;
+    const key = historyKey(`${this.#s.prefix}:${channel}`);
+    const client = this.#closed ? undefined : this.#publisher ?? await this.#reconnectPublisher();
+    if (!client) {
+      throw transportUnavailable("the event history (Redis)", new Error("Redis is unavailable"));
+    }
+    try {
+      // One transaction, so the range, the oldest and the newest entry agree.
+      const [exists, range, oldest, newest] = await withTimeout(
+        client.multi()
+          .exists(key)
+          .xRange(key, `${after + 1}-0`, "+")
+          .xRange(key, "-", "+", { COUNT: 1 })
+          .xRevRange(key, "+", "-", { COUNT: 1 })
+          .exec(),
+        this.#s.publishTimeoutMs,
+      ) as unknown as [number, StreamEntry[], StreamEntry[], StreamEntry[]];
+      if (!exists) return null;
+      return {
+        entries: range.map(retained),
+        first: oldest[0] ? seqOf(oldest[0].id) : null,
+        last: newest[0] ? seqOf(newest[0].id) : null,
+      };
+    } catch (err) {
+      throw transportUnavailable("the event history (Redis)", err);
+    }
+  }
+
+  /**
+   * Sends the commands `build` makes on the publisher connection and waits for their replies at
+   * most `publishTimeoutMs`; a failure drops the message (reported, never thrown).
+   */
+  async #send(name: string, build: (client: Client) => Promise<unknown>[]): Promise<void> {
     if (this.#closed) return this.#drop(name, "publish after close");
     const client = this.#publisher ?? await this.#reconnectPublisher();
     if (!client) return this.#drop(name, "Redis is unavailable");
-    const sent = client.publish(name, message);
+    const sent = Promise.all(build(client));
     try {
       await withTimeout(sent, this.#s.publishTimeoutMs);
     } catch (err) {
@@ -413,6 +493,26 @@ class SubscriberConnection {
     Deno.unrefTimer(heartbeat);
     this.#heartbeat = heartbeat;
   }
+}
+
+/** The Redis Stream holding a channel's history. */
+function historyKey(channel: string): string {
+  return `${channel}:history`;
+}
+
+/** An entry of XRANGE as node-redis returns it. */
+interface StreamEntry {
+  id: string;
+  message: Record<string, string>;
+}
+
+/** The sequence number of a stream entry id (`<seq>-0`). */
+function seqOf(id: string): number {
+  return Number(id.slice(0, id.indexOf("-")));
+}
+
+function retained(entry: StreamEntry): Retained {
+  return { seq: seqOf(entry.id), message: entry.message.m };
 }
 
 function newClient(s: Settings): Client {

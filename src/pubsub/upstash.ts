@@ -12,9 +12,15 @@
  * forever instead of receiving `transport_lost`.
  */
 import { Redis } from "@upstash/redis";
-import type { PubSub, Subscription } from "./types.ts";
+import type { HistoryPage, PubSub, Retained, Subscription } from "./types.ts";
 import { assertCapacity, BufferedSubscription } from "./subscription.ts";
 import { messageOf, PubSubError, redactUrl, transportUnavailable } from "./errors.ts";
+import {
+  HISTORY_DEFAULTS,
+  type HistorySettings,
+  OPEN_HISTORY_TTL_MS,
+  TTL_REFRESH_MS,
+} from "./history.ts";
 
 /** Settings of the Upstash REST transport. */
 export interface UpstashPubSubOptions {
@@ -32,6 +38,8 @@ export interface UpstashPubSubOptions {
   publishTimeoutMs?: number;
   /** Milliseconds until a subscription stream must be confirmed; default 5000. */
   connectTimeoutMs?: number;
+  /** The history `append` keeps: a Redis Stream per channel in the Upstash database. */
+  history?: HistorySettings;
 }
 
 interface Settings {
@@ -42,11 +50,15 @@ interface Settings {
   onError: (err: unknown) => void;
   publishTimeoutMs: number;
   connectTimeoutMs: number;
+  history: HistorySettings;
 }
 
+type Pipeline = ReturnType<Redis["pipeline"]>;
+
+/** A queued publish (or history write): the commands it adds to the next request. */
 interface Pending {
   channel: string;
-  message: string;
+  commands: (pipeline: Pipeline) => void;
   done: () => void;
 }
 
@@ -71,6 +83,7 @@ export async function createUpstashPubSub(options: UpstashPubSubOptions): Promis
     onError: options.onError ?? (() => {}),
     publishTimeoutMs: options.publishTimeoutMs ?? 2_000,
     connectTimeoutMs: options.connectTimeoutMs ?? 5_000,
+    history: options.history ?? HISTORY_DEFAULTS,
   });
   await pubsub.start();
   return pubsub;
@@ -91,6 +104,8 @@ class UpstashPubSub implements PubSub {
   #closed = false;
   // Set when close() stops waiting for the queue: what is still queued is dropped, not sent.
   #cutOff = false;
+  /** When each open history's TTL was last refreshed (removed when it is sealed). */
+  readonly #ttlRefreshed = new Map<string, number>();
 
   constructor(s: Settings) {
     this.#s = s;
@@ -127,9 +142,70 @@ class UpstashPubSub implements PubSub {
     if (/[\r\n]/.test(message)) {
       return this.#drop([name], "the message contains a line break, which Upstash streams split");
     }
+    return this.#enqueue(name, (p) => p.publish(name, message));
+  }
+
+  append(channel: string, entries: Retained[], message: string): Promise<void> {
+    const { retention, maxEvents } = this.#s.history;
+    if (retention === 0 || this.#closed || /[\r\n]/.test(message)) {
+      return this.publish(channel, message);
+    }
+    const name = `${this.#s.prefix}:${channel}`;
+    const key = historyKey(name);
+    const now = Date.now();
+    const refresh = now - (this.#ttlRefreshed.get(key) ?? 0) >= TTL_REFRESH_MS;
+    if (refresh) this.#ttlRefreshed.set(key, now);
+    // One pipeline, whose commands Upstash runs in order: the entries exist before the publish.
+    return this.#enqueue(name, (p) => {
+      for (const entry of entries) {
+        p.xadd(key, `${entry.seq}-0`, { m: entry.message }, {
+          trim: { type: "MAXLEN", comparison: "~", threshold: maxEvents },
+        });
+      }
+      if (refresh) p.pexpire(key, retention + OPEN_HISTORY_TTL_MS);
+      p.publish(name, message);
+    });
+  }
+
+  seal(channel: string): Promise<void> {
+    const name = `${this.#s.prefix}:${channel}`;
+    const key = historyKey(name);
+    this.#ttlRefreshed.delete(key);
+    if (this.#s.history.retention === 0 || this.#closed) return Promise.resolve();
+    return this.#enqueue(name, (p) => p.pexpire(key, this.#s.history.retention));
+  }
+
+  async history(channel: string, after: number): Promise<HistoryPage | null> {
+    if (this.#s.history.retention === 0) return null;
+    const key = historyKey(`${this.#s.prefix}:${channel}`);
+    let replies: unknown[];
+    try {
+      // A pipeline, not a transaction: an entry appended between the reads only makes `last`
+      // newer than the range, which readers allow for.
+      replies = await this.#query((redis) =>
+        redis.pipeline()
+          .exists(key)
+          .xrange(key, `${after + 1}-0`, "+")
+          .xrange(key, "-", "+", 1)
+          .xrevrange(key, "+", "-", 1)
+          .exec()
+      );
+    } catch (err) {
+      throw transportUnavailable("the event history (Upstash)", err);
+    }
+    const [exists, range, oldest, newest] = replies as [number, RawEntry[], RawEntry[], RawEntry[]];
+    if (!exists) return null;
+    return {
+      entries: range.map(([id, fields]) => ({ seq: seqOf(id), message: fieldOf(fields, "m") })),
+      first: oldest[0] ? seqOf(oldest[0][0]) : null,
+      last: newest[0] ? seqOf(newest[0][0]) : null,
+    };
+  }
+
+  #enqueue(name: string, commands: (pipeline: Pipeline) => void): Promise<void> {
     if (this.#queue.length >= MAX_QUEUED) return this.#drop([name], "publish queue is full");
     const done = Promise.withResolvers<void>();
-    this.#queue.push({ channel: name, message, done: done.resolve });
+    this.#queue.push({ channel: name, commands, done: done.resolve });
     if (!this.#draining) void this.#drain();
     return done.promise;
   }
@@ -217,9 +293,8 @@ class UpstashPubSub implements PubSub {
         }
         try {
           await this.#timed<unknown>(() => {
-            if (batch.length === 1) return this.#redis.publish(batch[0].channel, batch[0].message);
             const pipeline = this.#redis.pipeline();
-            for (const p of batch) pipeline.publish(p.channel, p.message);
+            for (const p of batch) p.commands(pipeline);
             return pipeline.exec();
           });
         } catch (err) {
@@ -232,6 +307,33 @@ class UpstashPubSub implements PubSub {
       this.#draining = false;
       this.#drained?.resolve();
       this.#drained = undefined;
+    }
+  }
+
+  /**
+   * Runs a read on a client of its own: the publishing client's one abort signal belongs to the
+   * request in flight, and reads may run beside it (and beside each other).
+   */
+  async #query<T>(request: (redis: Redis) => Promise<T>): Promise<T> {
+    const controller = new AbortController();
+    const redis = new Redis({
+      url: this.#s.url,
+      token: this.#s.token,
+      retry: { retries: 0 },
+      signal: () => controller.signal,
+      automaticDeserialization: false,
+      enableAutoPipelining: false,
+      enableTelemetry: false,
+      readYourWrites: false,
+    });
+    const timer = setTimeout(
+      () => controller.abort(new Error(`no answer within ${this.#s.publishTimeoutMs} ms`)),
+      this.#s.publishTimeoutMs,
+    );
+    try {
+      return await request(redis);
+    } finally {
+      clearTimeout(timer);
     }
   }
 
@@ -309,6 +411,24 @@ class UpstashPubSub implements PubSub {
       await reader.cancel().catch(() => {});
     }
   }
+}
+
+/** The Redis Stream holding a channel's history. */
+function historyKey(channel: string): string {
+  return `${channel}:history`;
+}
+
+/** An XRANGE entry as Upstash returns it raw: the id and the flat field/value list. */
+type RawEntry = [string, string[]];
+
+/** The sequence number of a stream entry id (`<seq>-0`). */
+function seqOf(id: string): number {
+  return Number(id.slice(0, id.indexOf("-")));
+}
+
+function fieldOf(fields: string[], name: string): string {
+  for (let i = 0; i + 1 < fields.length; i += 2) if (fields[i] === name) return fields[i + 1];
+  return "";
 }
 
 /**

@@ -14,6 +14,8 @@ import {
   makeEvent,
   type RunEvent,
   type RunEventOf,
+  type RunStreamItem,
+  type SequencedEvent,
 } from "../api/events.ts";
 import type { Logger } from "../log.ts";
 import type { PubSub } from "../pubsub/mod.ts";
@@ -29,6 +31,13 @@ import {
   StoreUnavailable,
 } from "../store/mod.ts";
 import { AsyncQueue } from "./queue.ts";
+import {
+  type AttachOptions,
+  decodeRunMessage,
+  openRunStream,
+  runChannel,
+  type RunStream,
+} from "./stream.ts";
 import {
   type ChainState,
   chainState,
@@ -81,8 +90,14 @@ interface ActiveRun {
   controller: AbortController;
   reason?: AbortReason;
   /** The attached stream's queue, until the run ends or drops a client that reads too slowly. */
-  attached?: AsyncQueue<RunEvent | EndNotice>;
+  attached?: AsyncQueue<SequencedEvent | EndNotice>;
   done: Promise<void>;
+  /** The sequence number of the last event delivered. */
+  seq: number;
+  /** The timestamp of the last event delivered: timestamps never go backwards within a run. */
+  timestamp: number;
+  /** Resolves once the first event is in the run's history (or the run ended before that). */
+  recorded: PromiseWithResolvers<void>;
   /** The engine's last step, committed with the outcome. */
   last: StepCommit | null;
   /** The origin of the chain the run continues, if it continues one. */
@@ -99,7 +114,7 @@ export interface StartedRun {
    * Attached runs only: every event of the run, ending with `run_finished`; or, for a client that
    * read too slowly, ending with the `slow_consumer` notice while the run goes on.
    */
-  events?: AsyncIterable<RunEvent | EndNotice>;
+  events?: AsyncIterable<SequencedEvent | EndNotice>;
 }
 
 /** Dependencies of the run service. */
@@ -115,19 +130,8 @@ export interface RunServiceOptions {
   clock?: Clock;
 }
 
-/**
- * The pub/sub channel of a run's live events. A message on it is one event's JSON, or a JSON array
- * of the events one turn of the event loop produced (`decodeRunMessage`).
- */
-export function runChannel(runId: string): string {
-  return `run:${runId}`;
-}
-
-/** The events of one message on a run channel. */
-export function decodeRunMessage(message: string): RunEvent[] {
-  const parsed = JSON.parse(message) as RunEvent | RunEvent[];
-  return Array.isArray(parsed) ? parsed : [parsed];
-}
+export { decodeRunMessage, runChannel };
+export type { AttachOptions, RunStream };
 
 /**
  * The pub/sub channel of the live events of every run continuing the chain of `originRunId` (the
@@ -142,8 +146,11 @@ export type RunLink = NonNullable<NewRun["link"]>;
 
 /** A subscription to a chain's continuing runs; `close` ends it (and `events`). */
 export interface ChainFollower {
-  /** Their events from the time of subscribing, then an `EndNotice` if delivery breaks. */
-  events: AsyncIterable<RunEvent | EndNotice>;
+  /**
+   * Their events from the time of subscribing (each with its sequence number in its own run), then
+   * an `EndNotice` if delivery breaks.
+   */
+  events: AsyncIterable<RunStreamItem>;
   close(): void;
 }
 
@@ -157,9 +164,14 @@ export class RunService {
   readonly #replica: Config["manifest"]["runtime"]["replica"];
   readonly #attachedLimits: Config["manifest"]["runtime"]["attached"];
   readonly #active = new Map<string, ActiveRun>();
-  /** Encoded events waiting for the next publish, by run id. */
-  /** Events waiting for the end of the event-loop turn, per run (with the chain it continues). */
-  readonly #outbox = new Map<string, { chain?: string; events: string[] }>();
+  /**
+   * Events waiting for the end of the event-loop turn, per run (whether the run ended: its
+   * history is sealed after the last append).
+   */
+  readonly #outbox = new Map<
+    string,
+    { active: ActiveRun; entries: { seq: number; message: string }[]; sealed: boolean }
+  >();
   #flushTimer?: ReturnType<typeof setImmediate>;
   readonly #clock: Clock;
   #accepting = true;
@@ -232,11 +244,14 @@ export class RunService {
       session_id: sessionId,
       controller: new AbortController(),
       attached: attached
-        ? new AsyncQueue<RunEvent | EndNotice>(this.#attachedLimits.buffer)
+        ? new AsyncQueue<SequencedEvent | EndNotice>(this.#attachedLimits.buffer)
         : undefined,
       done: Promise.resolve(),
       last: null,
       started: performance.now(),
+      seq: 0,
+      timestamp: 0,
+      recorded: Promise.withResolvers<void>(),
       ...(link ? { chain: link.origin_run_id } : {}),
     };
     this.#active.set(runId, active);
@@ -247,6 +262,9 @@ export class RunService {
       },
     });
     active.done = this.#drive(active, events);
+    // Once the run is visible it can be resumed from its start: its history exists before the
+    // start is answered (one round trip to Redis), so a cursor of 0 never meets an empty past.
+    await active.recorded.promise;
     return { run_id: runId, session_id: sessionId, events: active.attached };
   }
 
@@ -285,37 +303,21 @@ export class RunService {
   }
 
   /**
-   * Opens a live stream of a running run's events from now on: 404 when the tenant has no such
-   * run, 409 when it is not running. The subscription is made before the status is read again,
-   * so a run finishing meanwhile gives either its final event or a 409, never a hanging stream.
+   * Opens a stream of a run's events for an observer (see stream.ts): without a cursor the live
+   * events from now on of a running run (404, 409004); with `after`, every retained event after
+   * that sequence number, then the live ones (410001 when they are not retained).
    */
-  async attach(tenant: string, runId: string): Promise<AsyncIterable<RunEvent | EndNotice>> {
-    const before = await this.#store.getRun(tenant, runId);
-    if (!before) throw errors.runNotFound(runId);
-    if (before.status !== "running") throw errors.runNotRunning(runId, before.status);
-    const sub = await this.#pubsub.subscribe(runChannel(runId));
-    const now = await this.#store.getRun(tenant, runId).catch((err) => {
-      sub.close();
-      throw err;
-    });
-    if (!now || now.status !== "running") {
-      sub.close();
-      throw errors.runNotRunning(runId, now?.status ?? "gone");
-    }
-    return (async function* () {
-      try {
-        for await (const message of sub) {
-          for (const event of decodeRunMessage(message)) {
-            yield event;
-            if (event.kind === "run_finished") return;
-          }
-        }
-        const why = await sub.ended;
-        yield { notice: why === "overflow" ? "subscriber_overflow" : "transport_lost" };
-      } finally {
-        sub.close();
-      }
-    })();
+  attach(tenant: string, runId: string, options: AttachOptions = {}): Promise<RunStream> {
+    return openRunStream(
+      {
+        store: this.#store,
+        pubsub: this.#pubsub,
+        watchMs: this.#replica.poll_interval * 4,
+      },
+      tenant,
+      runId,
+      options,
+    );
   }
 
   /** A run of the tenant, or null. */
@@ -375,7 +377,8 @@ export class RunService {
       result: null,
       error: null,
     });
-    await this.#pubsub.publish(chainChannel(link.origin_run_id), JSON.stringify(event));
+    const item: SequencedEvent = { seq: null, event };
+    await this.#pubsub.publish(chainChannel(link.origin_run_id), JSON.stringify(item));
     return run;
   }
 
@@ -474,6 +477,8 @@ export class RunService {
       });
     }
     await this.#deliver(active, finished);
+    // A run that ends before its first flush still answers its start.
+    active.recorded.resolve();
     active.attached?.end();
     this.#active.delete(active.run_id);
     this.#log.info("run finished", {
@@ -572,10 +577,15 @@ export class RunService {
    * stream is full: the run then waits for its client (backpressure), up to `drain_timeout`.
    */
   #deliver(active: ActiveRun, event: RunEvent): Promise<void> | undefined {
-    this.#publish(active, event);
+    // Numbered here, the one place every event of the run passes; and never earlier in time than
+    // the event before it.
+    if (event.timestamp < active.timestamp) event = { ...event, timestamp: active.timestamp };
+    active.timestamp = event.timestamp;
+    const item: SequencedEvent = { seq: ++active.seq, event };
+    this.#publish(active, item);
     const queue = active.attached;
-    if (!queue || queue.push(event)) return undefined;
-    return this.#awaitRoom(active, queue, event);
+    if (!queue || queue.push(item)) return undefined;
+    return this.#awaitRoom(active, queue, item);
   }
 
   /**
@@ -585,8 +595,8 @@ export class RunService {
    */
   async #awaitRoom(
     active: ActiveRun,
-    queue: AsyncQueue<RunEvent | EndNotice>,
-    event: RunEvent,
+    queue: AsyncQueue<SequencedEvent | EndNotice>,
+    event: SequencedEvent,
   ): Promise<void> {
     if (await queue.room(this.#attachedLimits.drain_timeout) && queue.push(event)) return;
     active.attached = undefined;
@@ -602,35 +612,66 @@ export class RunService {
   /**
    * Queues an event for its run's channel. The events one turn of the event loop produces go out
    * as one message per run (a model that streams a burst of tokens costs one publish, not one per
-   * token), in order, at the next turn.
+   * token), in order, at the next turn; each is kept in the run's history first.
    */
-  #publish(active: ActiveRun, event: RunEvent): void {
-    const json = encodeEvent(event);
-    const box = this.#outbox.get(active.run_id);
-    if (box) box.events.push(json);
-    else this.#outbox.set(active.run_id, { chain: active.chain, events: [json] });
+  #publish(active: ActiveRun, item: SequencedEvent): void {
+    // The event's JSON is shared with the native stream (`encodeEvent`): encoded once.
+    const message = `{"seq":${item.seq},"event":${encodeEvent(item.event)}}`;
+    const entry = { seq: item.seq!, message };
+    let box = this.#outbox.get(active.run_id);
+    if (box) box.entries.push(entry);
+    else this.#outbox.set(active.run_id, box = { active, entries: [entry], sealed: false });
+    if (item.event.kind === "run_finished") box.sealed = true;
     // setImmediate, not setTimeout(0): a timer set from a timer callback five deep (a paced model
     // stream) is clamped to 4 ms, which re-attached clients would see on every token.
     this.#flushTimer ??= setImmediate(() => this.#flush());
   }
 
   /**
-   * Publishes what `#publish` queued, on the run's channel and, for a run continuing a chain, on
-   * the chain's (so one subscription follows every later turn).
+   * Appends what `#publish` queued to each run's history and publishes it on the run's channel
+   * and, for a run continuing a chain, on the chain's (so one subscription follows every later
+   * turn); a run that ended has its history sealed after.
    */
   #flush(): void {
     if (this.#flushTimer !== undefined) clearImmediate(this.#flushTimer);
     this.#flushTimer = undefined;
-    for (const [runId, box] of this.#outbox) {
-      const message = box.events.length === 1 ? box.events[0] : `[${box.events.join(",")}]`;
-      const channels = [runChannel(runId), ...(box.chain ? [chainChannel(box.chain)] : [])];
-      for (const channel of channels) {
-        this.#pubsub.publish(channel, message).catch((err) => {
-          this.#log.warn("publish failed", { run_id: runId, error: String(err) });
-        });
-      }
+    for (const [runId, { active, entries, sealed }] of this.#outbox) {
+      const message = entries.length === 1
+        ? entries[0].message
+        : `[${entries.map((e) => e.message).join(",")}]`;
+      const failed = (err: unknown) =>
+        this.#log.warn("publish failed", { run_id: runId, error: String(err) });
+      const channel = runChannel(runId);
+      const appended = this.#pubsub.append(channel, entries, message).catch(failed);
+      if (entries[0].seq === 1) void appended.then(() => active.recorded.resolve());
+      if (sealed) void this.#pubsub.seal(channel);
+      if (active.chain) this.#pubsub.publish(chainChannel(active.chain), message).catch(failed);
     }
     this.#outbox.clear();
+  }
+
+  /**
+   * Delivers the end of a run whose replica was lost: next in its history when the history is
+   * kept (so resumed streams end with it), else live only, outside the sequence. Returns the
+   * message it published.
+   */
+  async #endLost(runId: string, event: RunEventOf<"run_finished">): Promise<string> {
+    const channel = runChannel(runId);
+    try {
+      const page = await this.#pubsub.history(channel, Number.MAX_SAFE_INTEGER);
+      if (page?.last) {
+        const seq = page.last + 1;
+        const message = JSON.stringify({ seq, event });
+        await this.#pubsub.append(channel, [{ seq, message }], message);
+        await this.#pubsub.seal(channel);
+        return message;
+      }
+    } catch {
+      // The history is unreachable: the live end below is all that can be done.
+    }
+    const message = JSON.stringify({ seq: null, event });
+    await this.#pubsub.publish(channel, message).catch(() => {});
+    return message;
   }
 
   #abortLocal(runId: string): void {
@@ -690,12 +731,11 @@ export class RunService {
             message: `the replica executing this run stopped heartbeating (owner ${run.owner})`,
           },
         });
-        await this.#pubsub.publish(runChannel(run.run_id), JSON.stringify(event)).catch(() => {});
+        const message = await this.#endLost(run.run_id, event);
         // A run continuing a chain tells the chain's followers too.
         const chain = await this.#store.runChain(run.tenant_id, run.run_id).catch(() => null);
         if (chain && chain.origin_run_id !== run.run_id) {
-          await this.#pubsub.publish(chainChannel(chain.origin_run_id), JSON.stringify(event))
-            .catch(() => {});
+          await this.#pubsub.publish(chainChannel(chain.origin_run_id), message).catch(() => {});
         }
       }
     } catch (err) {

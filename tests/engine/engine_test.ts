@@ -228,7 +228,7 @@ Deno.test("state updates: a patch gives a state_delta, a whole context a compute
   assert.deepEqual(only(next.events, "state_snapshot")[0].context, finalContext);
 });
 
-Deno.test("a patch on a session without context goes out as a state_snapshot", async () => {
+Deno.test("the first state update of a session without context: empty snapshot, then delta", async () => {
   const set = new FakeTool("set", () =>
     Promise.resolve({
       result: null,
@@ -240,8 +240,20 @@ Deno.test("a patch on a session without context goes out as a state_snapshot", a
     turns: [call({ id: "c1", name: "set" }), say("k")],
   });
   const out = await h.run({ session_id: "s1" });
-  assert.equal(out.kinds.includes("state_delta"), false);
-  assert.deepEqual(only(out.events, "state_snapshot").map((e) => e.context), [{ x: 1 }]);
+  assert.deepEqual(only(out.events, "state_snapshot").map((e) => e.context), [{}]);
+  assert.deepEqual(only(out.events, "state_delta").map((e) => e.delta), [
+    [{ op: "add", path: "/x", value: 1 }],
+  ]);
+  // Both follow the tool's result, in time too.
+  const i = out.kinds.indexOf("state_snapshot");
+  assert.deepEqual(out.kinds.slice(i - 1, i + 2), [
+    "tool_call_result",
+    "state_snapshot",
+    "state_delta",
+  ]);
+  for (let k = 1; k < out.events.length; k++) {
+    assert.ok(out.events[k].timestamp >= out.events[k - 1].timestamp, `event ${k} in order`);
+  }
   assert.deepEqual(out.finished.result, { text: "k", context: { x: 1 } });
 });
 

@@ -5,19 +5,26 @@ import { answerPending } from "../../src/engine/start.ts";
 import { unansweredToolCalls } from "../../src/engine/conversation.ts";
 import type { Message } from "../../src/api/schemas.ts";
 
-Deno.test("applyStateUpdate: snapshot from null, computed delta, no-op, bad patch", () => {
+Deno.test("applyStateUpdate: empty snapshot then delta from null, delta, no-op, bad patch", () => {
   const fromNull = applyStateUpdate(null, { context: { a: 1 } });
   assert.deepEqual(fromNull.context, { a: 1 });
-  assert.deepEqual(fromNull.events.map((e) => e.kind), ["state_snapshot"]);
+  const first = fromNull.events();
+  assert.deepEqual(first.map((e) => e.kind), ["state_snapshot", "state_delta"]);
+  assert.deepEqual(first[0].kind === "state_snapshot" && first[0].context, {});
+  assert.deepEqual(first[1].kind === "state_delta" && first[1].delta, [
+    { op: "add", path: "/a", value: 1 },
+  ]);
+  const patchedNull = applyStateUpdate(null, { patch: [{ op: "add", path: "/n", value: 2 }] });
+  assert.deepEqual(patchedNull.events().map((e) => e.kind), ["state_snapshot", "state_delta"]);
 
   const whole = applyStateUpdate({ a: 1, b: 2 }, { context: { a: 1, c: 3 } });
-  const delta = whole.events[0];
+  const delta = whole.events()[0];
   assert.equal(delta.kind, "state_delta");
   assert.deepEqual(delta.kind === "state_delta" && delta.delta, [
     { op: "remove", path: "/b" },
     { op: "add", path: "/c", value: 3 },
   ]);
-  assert.deepEqual(applyStateUpdate({ a: 1 }, { context: { a: 1 } }).events, []);
+  assert.deepEqual(applyStateUpdate({ a: 1 }, { context: { a: 1 } }).events(), []);
 
   const before = { list: [1] };
   const patched = applyStateUpdate(before, { patch: [{ op: "add", path: "/list/-", value: 2 }] });

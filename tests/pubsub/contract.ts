@@ -7,8 +7,18 @@ import type { PubSub, Subscription } from "../../src/pubsub/mod.ts";
 import { BufferedSubscription } from "../../src/pubsub/subscription.ts";
 import { eventually, uniqueName } from "../_kit/mod.ts";
 
-/** Builds a transport under test for one prefix and capacity. */
-export type PubSubFactory = (config: { prefix: string; capacity: number }) => Promise<PubSub>;
+/** What a contract test asks of the transport under test. */
+export interface FactoryConfig {
+  prefix: string;
+  capacity: number;
+  /** History retention in ms (the transport's default when unset). */
+  retention?: number;
+  /** History entries kept per channel (the transport's default when unset). */
+  retention_max_events?: number;
+}
+
+/** Builds a transport under test for one prefix and capacity (and history settings). */
+export type PubSubFactory = (config: FactoryConfig) => Promise<PubSub>;
 
 /** Options of `definePubSubContract`. */
 export interface ContractOptions {
@@ -60,6 +70,11 @@ export async function within<T>(promise: Promise<T>, ms: number, what: string): 
   }
 }
 
+/** Keeps one message in the channel's history as number `seq`, and publishes it. */
+function appendOne(ps: PubSub, channel: string, seq: number, message: string): Promise<void> {
+  return ps.append(channel, [{ seq, message }], message);
+}
+
 /** Registers the contract tests for one transport. */
 export function definePubSubContract(
   label: string,
@@ -73,8 +88,9 @@ export function definePubSubContract(
   const using = async (
     fn: (ps: PubSub) => Promise<void>,
     capacity = 4096,
+    history: Pick<FactoryConfig, "retention" | "retention_max_events"> = {},
   ): Promise<void> => {
-    const ps = await create({ prefix: uniqueName("pubsub_contract"), capacity });
+    const ps = await create({ prefix: uniqueName("pubsub_contract"), capacity, ...history });
     try {
       await fn(ps);
     } finally {
@@ -220,4 +236,81 @@ export function definePubSubContract(
       await two.close();
     }
   });
+
+  test("append keeps a history a cursor reads, and publishes", () =>
+    using(async (ps) => {
+      const sub = await ps.subscribe("run:h1");
+      const messages = Array.from({ length: 50 }, (_, i) => JSON.stringify({ seq: i + 1 }));
+      // Not awaited one by one, as the run service appends.
+      await Promise.all(messages.map((m, i) => appendOne(ps, "run:h1", i + 1, m)));
+      assert.deepEqual(await take(sub, 50), messages, "published live, in order");
+      const all = await ps.history("run:h1", 0);
+      assert.deepEqual(all?.entries.map((e) => e.message), messages);
+      assert.deepEqual(all?.entries.map((e) => e.seq), messages.map((_, i) => i + 1));
+      assert.deepEqual([all?.first, all?.last], [1, 50]);
+      const rest = await ps.history("run:h1", 47);
+      assert.deepEqual(rest?.entries.map((e) => e.seq), [48, 49, 50]);
+      // One live message for several entries (a turn's batch), as the run service publishes.
+      await ps.append("run:h1", [{ seq: 51, message: "a" }, { seq: 52, message: "b" }], "[a,b]");
+      assert.equal(await nextMessage(sub), "[a,b]");
+      assert.deepEqual((await ps.history("run:h1", 50))?.entries.map((e) => e.message), ["a", "b"]);
+      const none = await ps.history("run:h1", 52);
+      assert.deepEqual(none, { entries: [], first: 1, last: 52 });
+      assert.equal(await ps.history("run:never", 0), null, "a channel never appended to");
+      sub.close();
+    }));
+
+  test("a sealed history is kept for the retention window, then dropped", () =>
+    using(
+      async (ps) => {
+        await appendOne(ps, "run:h2", 1, "one");
+        await appendOne(ps, "run:h2", 2, "two");
+        await ps.seal("run:h2");
+        assert.deepEqual((await ps.history("run:h2", 0))?.entries.map((e) => e.message), [
+          "one",
+          "two",
+        ]);
+        await eventually(async () => (await ps.history("run:h2", 0)) === null, {
+          timeout: 10_000,
+          what: "the sealed history to expire",
+        });
+      },
+      4096,
+      { retention: 300 },
+    ));
+
+  test("a history keeps about retention_max_events entries, the newest", () =>
+    using(
+      async (ps) => {
+        const n = 1000;
+        await Promise.all(
+          Array.from({ length: n }, (_, i) => appendOne(ps, "run:h3", i + 1, `m${i + 1}`)),
+        );
+        const page = await ps.history("run:h3", 0);
+        assert.ok(page && page.first !== null && page.last === n);
+        // Redis trims approximately (whole stream nodes); the bound is of that order.
+        assert.ok(page.first > 1, `trimmed: the oldest kept is ${page.first}`);
+        assert.ok(page.entries.length <= 300, `${page.entries.length} entries kept`);
+        assert.deepEqual(
+          page.entries.map((e) => e.seq),
+          Array.from({ length: n - page.first + 1 }, (_, i) => page.first! + i),
+          "the newest, consecutive",
+        );
+      },
+      4096,
+      { retention_max_events: 100 },
+    ));
+
+  test("retention 0 keeps no history; append still publishes", () =>
+    using(
+      async (ps) => {
+        const sub = await ps.subscribe("run:h4");
+        await appendOne(ps, "run:h4", 1, "live only");
+        assert.equal(await nextMessage(sub), "live only");
+        assert.equal(await ps.history("run:h4", 0), null);
+        sub.close();
+      },
+      4096,
+      { retention: 0 },
+    ));
 }

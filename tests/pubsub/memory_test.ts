@@ -9,7 +9,7 @@ import { definePubSubContract, nextMessage, take, within } from "./contract.ts";
 
 definePubSubContract(
   "memory",
-  ({ prefix, capacity }) => createPubSub({ kind: "memory", capacity, prefix }),
+  (config) => createPubSub({ kind: "memory", ...config }),
 );
 
 Deno.test("pubsub memory: two PubSubs of one prefix in one process see each other", async () => {

@@ -15,7 +15,7 @@ if (ignore) skipNotice("tests/pubsub/redis_test.ts", "AGENTD_TEST_REDIS_URL");
 
 definePubSubContract(
   "redis",
-  ({ prefix, capacity }) => createPubSub({ kind: "redis", url: testRedisUrl, capacity, prefix }),
+  (config) => createPubSub({ kind: "redis", url: testRedisUrl, ...config }),
   { ignore },
 );
 

@@ -16,7 +16,7 @@ if (ignore) skipNotice("tests/pubsub/upstash_test.ts", "AGENTD_TEST_REDIS_URL");
 
 definePubSubContract(
   "upstash",
-  async ({ prefix, capacity }) => {
+  async (config) => {
     // A gateway per PubSub, closed with it, so each test owns (and releases) its own server.
     const gw = await startUpstashGateway({ redisUrl: testRedisUrl! });
     try {
@@ -24,12 +24,14 @@ definePubSubContract(
         kind: "redis",
         url: gw.url,
         token: gw.token,
-        capacity,
-        prefix,
+        ...config,
       });
       return {
         kind: ps.kind,
         publish: (channel, message) => ps.publish(channel, message),
+        append: (channel, seq, message) => ps.append(channel, seq, message),
+        seal: (channel) => ps.seal(channel),
+        history: (channel, after) => ps.history(channel, after),
         subscribe: (channel) => ps.subscribe(channel),
         async close() {
           await ps.close();

@@ -11,6 +11,14 @@ export type { AddOn } from "./addon.ts";
 export type { AppEnv, AppServices, Ctx } from "./env.ts";
 export { sseComment, sseFrame, sseJsonFrame, type SseOptions, sseResponse } from "./sse.ts";
 export {
+  type Cursor,
+  frameId,
+  isAfter,
+  parseCursor,
+  requestCursor,
+  streamAfter,
+} from "./cursor.ts";
+export {
   type FieldErrorOptions,
   fieldErrors,
   readJson,

@@ -3,14 +3,18 @@
  * going away (which the attached run stream turns into a cancellation).
  */
 
-/** One SSE frame: an optional `event:` line, one `data:` line, an empty line. */
-export function sseFrame(data: unknown, event?: string): string {
-  return sseJsonFrame(JSON.stringify(data), event);
+/**
+ * One SSE frame: an optional `id:` line (the stream cursor, see cursor.ts), an optional `event:`
+ * line, one `data:` line, an empty line.
+ */
+export function sseFrame(data: unknown, event?: string, id?: string): string {
+  return sseJsonFrame(JSON.stringify(data), event, id);
 }
 
 /** `sseFrame` for data already encoded as JSON (one line). */
-export function sseJsonFrame(json: string, event?: string): string {
-  return event ? `event: ${event}\ndata: ${json}\n\n` : `data: ${json}\n\n`;
+export function sseJsonFrame(json: string, event?: string, id?: string): string {
+  const head = (id === undefined ? "" : `id: ${id}\n`) + (event ? `event: ${event}\n` : "");
+  return `${head}data: ${json}\n\n`;
 }
 
 /** An SSE comment line (ignored by clients; keeps proxies from closing an idle stream). */
@@ -26,6 +30,11 @@ export interface SseOptions {
   onClientGone?: () => void;
   /** Extra response headers. */
   headers?: Record<string, string>;
+  /**
+   * Milliseconds a browser's `EventSource` waits before it reconnects (the `retry:` field sent
+   * first); set on streams a client can resume with `Last-Event-ID`.
+   */
+  retryMs?: number;
 }
 
 const encoder = new TextEncoder();
@@ -47,6 +56,9 @@ export function sseResponse(frames: AsyncIterable<string>, options: SseOptions):
   };
   const body = new ReadableStream<Uint8Array>({
     start(controller) {
+      if (options.retryMs !== undefined) {
+        controller.enqueue(encoder.encode(`retry: ${Math.round(options.retryMs)}\n\n`));
+      }
       timer = setInterval(() => {
         try {
           controller.enqueue(encoder.encode(sseComment("keep-alive")));

@@ -7,9 +7,12 @@ import {
   RunStartedSchema,
 } from "../../api/schemas.ts";
 import { errors } from "../../errors.ts";
-import { encodeEvent, type EndNotice, type RunEvent, RunEventSchema } from "../../api/events.ts";
+import { encodeEvent, RunEventSchema, type RunStreamItem } from "../../api/events.ts";
 import {
   BODY_ERRORS,
+  type Cursor,
+  frameId,
+  isAfter,
   jsonBody,
   keepaliveMs,
   route,
@@ -21,14 +24,27 @@ import {
 } from "../kit/mod.ts";
 import { header, requireSession, RunParams, SessionParams } from "./common.ts";
 
-/** Native SSE frames of run events: `event: <kind>` and the event as JSON. */
+/**
+ * Native SSE frames of a run's stream: `id: <seq>`, `event: <kind>` and the event as JSON; frames
+ * at or before `cursor` are skipped (the client has them). An end notice is a comment; timestamps
+ * never go backwards within the stream.
+ */
 export async function* nativeFrames(
-  events: AsyncIterable<RunEvent | EndNotice>,
+  items: AsyncIterable<RunStreamItem>,
+  cursor?: Cursor,
 ): AsyncGenerator<string> {
-  for await (const event of events) {
-    yield "notice" in event
-      ? sseComment(`stream ended: ${event.notice}`)
-      : sseJsonFrame(encodeEvent(event), event.kind);
+  let timestamp = 0;
+  for await (const item of items) {
+    if ("notice" in item) {
+      yield sseComment(`stream ended: ${item.notice}`);
+      continue;
+    }
+    if (item.seq !== null && !isAfter(item.seq, 0, cursor)) continue;
+    let event = item.event;
+    if (event.timestamp < timestamp) event = { ...event, timestamp };
+    timestamp = event.timestamp;
+    const id = item.seq === null ? undefined : frameId(item.seq, 0);
+    yield sseJsonFrame(encodeEvent(event), event.kind, id);
   }
 }
 

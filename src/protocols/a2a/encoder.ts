@@ -14,7 +14,8 @@
  * dropped. The route sends the initial `task` frame (`submittedTask`) before the first event.
  */
 import jsonpatch from "fast-json-patch";
-import type { EndNotice, RunEvent } from "../../api/events.ts";
+import type { RunEvent, RunStreamItem } from "../../api/events.ts";
+import { type Cursor, frameId, isAfter, parseCursor } from "../../http/kit/mod.ts";
 import { ALL_OUTPUT_MODES, type OutputModes } from "./request.ts";
 import type { StreamResponse, Task } from "./schemas.ts";
 import { stateArtifact, taskStatus, textArtifact } from "./task.ts";
@@ -161,15 +162,54 @@ export class A2aEncoder {
   }
 }
 
-/** Encodes a whole event stream; ends after `run_finished` (or when the events end). */
+/** One frame of an A2A stream: the update and its SSE id (the stream cursor, when it has one). */
+export interface A2aFrame {
+  id?: string;
+  update: StreamResponse;
+}
+
+/** A point in a task's stream: the turn (its run; the task's own run when absent) and a cursor. */
+export interface TaskCursor extends Cursor {
+  run?: string;
+}
+
+/**
+ * The SSE id of frame `part` of event `seq` of run `runId` in task `taskId`'s stream: the run's own
+ * cursor (`N`, `N.1` …, the same as every protocol's) for the task's first run, and prefixed with
+ * the turn's run id (`<run_id>/N`) for the runs that continue it, as each run numbers its events.
+ */
+export function taskFrameId(taskId: string, runId: string, seq: number, part: number): string {
+  return runId === taskId ? frameId(seq, part) : `${runId}/${frameId(seq, part)}`;
+}
+
+/** Parses a task stream cursor, `N[.k]` or `<run_id>/N[.k]`; null when it is not one. */
+export function parseTaskCursor(text: string): TaskCursor | null {
+  const at = text.lastIndexOf("/");
+  const cursor = parseCursor(at < 0 ? text : text.slice(at + 1));
+  if (!cursor || at === 0) return null;
+  return at < 0 ? cursor : { ...cursor, run: text.slice(0, at) };
+}
+
+/**
+ * Encodes a run's event stream; ends after `run_finished` (or when the events end). Each frame's
+ * id is `taskFrameId` of the event that produced it. With a `cursor`, the items start at the
+ * run's first event: the frames up to the cursor only rebuild the encoder's state (the text it
+ * holds back, the context) and are not written again.
+ */
 export async function* encodeRunEvents(
-  events: AsyncIterable<RunEvent | EndNotice>,
-  options: EncoderOptions,
-): AsyncGenerator<StreamResponse> {
+  items: AsyncIterable<RunStreamItem>,
+  options: EncoderOptions & { runId?: string; cursor?: Cursor },
+): AsyncGenerator<A2aFrame> {
   const encoder = new A2aEncoder(options);
-  for await (const event of events) {
-    if ("notice" in event) return;
-    yield* encoder.encode(event);
+  const runId = options.runId ?? options.taskId;
+  for await (const item of items) {
+    if ("notice" in item) return;
+    for (const [part, update] of encoder.encode(item.event).entries()) {
+      if (item.seq === null) yield { update };
+      else if (isAfter(item.seq, part, options.cursor)) {
+        yield { id: taskFrameId(options.taskId, runId, item.seq, part), update };
+      }
+    }
     if (encoder.finished) return;
   }
 }

@@ -11,6 +11,7 @@
  * `-32603` with 500. Batches are not supported (`-32600`); a notification (no `id`) is executed
  * and answered `204` with no body, as JSON-RPC forbids a reply.
  */
+import type { A2aFrame } from "./encoder.ts";
 import type { Context } from "hono";
 import {
   apiErrorOf,
@@ -38,7 +39,6 @@ import {
   GetTaskRequestSchema,
   ListTasksRequestSchema,
   SendMessageRequestSchema,
-  type StreamResponse,
   SubscribeToTaskRequestSchema,
 } from "./schemas.ts";
 
@@ -50,7 +50,7 @@ type JsonRpcId = string | number | null;
 /** What a method answers: a result, or a stream of results (SSE). */
 type Outcome =
   | { result: unknown; headers?: Record<string, string> }
-  | { stream: AsyncIterable<StreamResponse>; headers?: Record<string, string> };
+  | { stream: AsyncIterable<A2aFrame>; headers?: Record<string, string> };
 
 /** A method: decodes its params (validated) and runs the operation. */
 type Method = (c: Ctx, params: Record<string, unknown>) => Promise<Outcome>;
@@ -271,14 +271,19 @@ function jsonRpcStatus(error: A2aError): number {
   return error.jsonRpcCode < 0 ? 200 : error.status;
 }
 
-/** SSE frames: each a JSON-RPC response with one `StreamResponse`; a failure ends with an error. */
+/**
+ * SSE frames: each a JSON-RPC response with one `StreamResponse` (and the frame's stream cursor as
+ * its SSE id); a failure ends with an error.
+ */
 async function* frames(
-  updates: AsyncIterable<StreamResponse>,
+  updates: AsyncIterable<A2aFrame>,
   id: JsonRpcId,
   log?: (err: unknown) => void,
 ): AsyncGenerator<string> {
   try {
-    for await (const result of updates) yield sseFrame({ jsonrpc: "2.0", id, result });
+    for await (const frame of updates) {
+      yield sseFrame({ jsonrpc: "2.0", id, result: frame.update }, undefined, frame.id);
+    }
   } catch (err) {
     // Frames already went out: the error is the stream's last frame (logged once, as a bug is).
     const error = asA2aError(err, (e) => log?.(e));
@@ -286,7 +291,7 @@ async function* frames(
   }
 }
 
-async function drain(updates: AsyncIterable<StreamResponse>): Promise<void> {
+async function drain(updates: AsyncIterable<A2aFrame>): Promise<void> {
   try {
     for await (const _ of updates) { /* nobody reads a notification's stream */ }
   } catch { /* nor its errors */ }

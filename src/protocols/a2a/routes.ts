@@ -17,6 +17,7 @@
  *
  * Every error, including the native ones shared code raises, answers the A2A error body.
  */
+import { type A2aFrame, parseTaskCursor, type TaskCursor } from "./encoder.ts";
 import type { RouteConfig } from "@hono/zod-openapi";
 import type { Context, MiddlewareHandler } from "hono";
 import { z } from "zod";
@@ -56,7 +57,6 @@ import {
   CancelTaskRequestSchema,
   ListTasksRequestSchema,
   SendMessageRequestSchema,
-  type StreamResponse,
 } from "./schemas.ts";
 
 type Ctx = Context<AppEnv>;
@@ -352,7 +352,7 @@ function operationRoutes(tenant: boolean): Routes {
       const tenant = body === undefined
         ? undefined
         : validate(CancelTaskRequestSchema, body).tenant;
-      const updates = await subscribeTask(callOf(c, tenant), id);
+      const updates = await subscribeTask(callOf(c, tenant), id, taskCursor(c));
       return sseResponse(frames(updates), { keepaliveMs: keepaliveMs(c) });
     }
     if (at < 0) {
@@ -471,8 +471,25 @@ export function a2aErrorResponse(c: Ctx, err: unknown): Response {
   return errorResponse(c, err);
 }
 
-async function* frames(updates: AsyncIterable<StreamResponse>): AsyncGenerator<string> {
-  for await (const update of updates) yield sseFrame(update);
+async function* frames(updates: AsyncIterable<A2aFrame>): AsyncGenerator<string> {
+  for await (const { id, update } of updates) yield sseFrame(update, undefined, id);
+}
+
+/**
+ * The cursor a subscription resumes from: `Last-Event-ID` (the id of the last frame the client
+ * got, `N[.k]` or `<run_id>/N[.k]`), or the `after` query parameter; none without either.
+ */
+function taskCursor(c: Ctx): TaskCursor | undefined {
+  const header = c.req.header("last-event-id")?.trim();
+  const query = c.req.query("after");
+  const [field, value] = header ? ["Last-Event-ID", header] : ["after", query];
+  if (value === undefined) return undefined;
+  const cursor = parseTaskCursor(value);
+  if (cursor) return cursor;
+  throw a2aErrors.invalid(`${field} is not a frame id of a task stream`, [{
+    field,
+    description: "must be N or N.k, or <run_id>/N for a later turn (non-negative integers)",
+  }]);
 }
 
 /** The add-on's base path without a trailing slash ("" at the root). */

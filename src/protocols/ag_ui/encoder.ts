@@ -17,8 +17,9 @@ import {
   type RunFinishedOutcome,
 } from "@ag-ui/core";
 import type { Message, Part } from "../../api/schemas.ts";
-import type { EndNotice, RunEvent, RunEventOf } from "../../api/events.ts";
-import { sseFrame } from "../../http/kit/mod.ts";
+import type { RunEvent, RunEventOf, RunStreamItem } from "../../api/events.ts";
+import { type Cursor, frameId, isAfter, sseFrame } from "../../http/kit/mod.ts";
+import { ThreadFold } from "./resume.ts";
 import { type OpenInterrupt, openInterrupts } from "./interrupts.ts";
 
 export type { AgUiEvent };
@@ -31,11 +32,19 @@ export interface EncoderOptions {
    * would make the official client insert it a second time.
    */
   clientMessageIds?: Iterable<string>;
+  /**
+   * The run id the client knows the run by, when it is not the native one (a resume that reused
+   * the interrupted run's id, see routes.ts): `RUN_STARTED` and `RUN_FINISHED` carry it.
+   */
+  runId?: string;
 }
 
 /** Maps one run's internal events to AG-UI events, in order. */
 export class AgUiEncoder {
   readonly #clientMessages: Set<string>;
+  readonly #clientRunId: string | undefined;
+  /** The last timestamp written: timestamps never go backwards within a stream. */
+  #timestamp = 0;
   #threadId: string | null = null;
   #runId: string | null = null;
   #started = false;
@@ -46,6 +55,7 @@ export class AgUiEncoder {
 
   constructor(options: EncoderOptions = {}) {
     this.#clientMessages = new Set(options.clientMessageIds ?? []);
+    this.#clientRunId = options.runId;
   }
 
   /** True once a terminal event (`RUN_FINISHED` or `RUN_ERROR`) was produced. */
@@ -56,17 +66,17 @@ export class AgUiEncoder {
   /** The AG-UI events of one internal event (none, one, or closers followed by the event). */
   encode(event: RunEvent): AgUiEvent[] {
     if (this.#ended) return [];
-    const timestamp = millis(event.timestamp);
+    const timestamp = this.#stamp(millis(event.timestamp));
     switch (event.kind) {
       case "run_started":
         this.#threadId = event.session_id;
-        this.#runId = event.run_id;
+        this.#runId = this.#clientRunId ?? event.run_id;
         this.#started = true;
         return [{
           type: EventType.RUN_STARTED,
           timestamp,
           threadId: event.session_id,
-          runId: event.run_id,
+          runId: this.#runId,
           // The version this encoder speaks, so a newer client knows what it is reading.
           protocolVersion: PROTOCOL_VERSION,
         }];
@@ -183,7 +193,13 @@ export class AgUiEncoder {
   fail(message: string, code: string): AgUiEvent[] {
     if (this.#ended) return [];
     this.#ended = true;
-    return [{ type: EventType.RUN_ERROR, timestamp: Date.now(), message, code }];
+    return [{ type: EventType.RUN_ERROR, timestamp: this.#stamp(Date.now()), message, code }];
+  }
+
+  /** `ms`, or the last timestamp written when that is later. */
+  #stamp(ms: number): number {
+    this.#timestamp = Math.max(this.#timestamp, ms);
+    return this.#timestamp;
   }
 
   #inRun(events: AgUiEvent[]): AgUiEvent[] {
@@ -202,7 +218,7 @@ export class AgUiEncoder {
       }];
     }
     const threadId = this.#threadId ?? event.session_id;
-    const runId = this.#runId ?? event.run_id;
+    const runId = this.#runId ?? this.#clientRunId ?? event.run_id;
     const closers = this.#started ? this.#closeAll(timestamp) : [];
     const finished: RunFinishedEvent = {
       type: EventType.RUN_FINISHED,
@@ -355,39 +371,68 @@ function millis(seconds: number): number {
   return Math.round(seconds * 1000);
 }
 
-/** One AG-UI SSE frame: `event: <TYPE>`, the event as JSON, a blank line. */
-export function agUiFrame(event: AgUiEvent): string {
-  return sseFrame(event, event.type);
+/** One AG-UI SSE frame: `id:` when given, `event: <TYPE>`, the event as JSON, a blank line. */
+export function agUiFrame(event: AgUiEvent, id?: string): string {
+  return sseFrame(event, event.type, id);
+}
+
+/** Options of an AG-UI stream. */
+export interface FramesOptions extends EncoderOptions {
+  /**
+   * The client's cursor: the items start at the run's first event, the frames up to the cursor
+   * rebuild the encoder's state and the thread as the client holds it, and the stream resumes
+   * with `RUN_STARTED`, that thread's `MESSAGES_SNAPSHOT` and `STATE_SNAPSHOT`, the messages,
+   * tool calls and steps still open re-opened (these frames carry no id), then every frame
+   * after the cursor.
+   */
+  cursor?: Cursor;
 }
 
 /**
- * The SSE frames of a run's event stream. The stream always ends with exactly one terminal event:
- * a run that stops without `run_finished` ends with `RUN_ERROR`.
+ * The SSE frames of a run's event stream. Each frame's id is its event's sequence number (`N`,
+ * then `N.1` … for more frames of one event). The stream always ends with exactly one terminal
+ * event: a run that stops without `run_finished` ends with `RUN_ERROR`.
  */
 export async function* agUiFrames(
-  events: AsyncIterable<RunEvent | EndNotice>,
-  options: EncoderOptions = {},
+  items: AsyncIterable<RunStreamItem>,
+  options: FramesOptions = {},
 ): AsyncGenerator<string> {
   const encoder = new AgUiEncoder(options);
+  const cursor = options.cursor;
+  // What the client holds at its cursor, until the stream has caught up with it.
+  let resume: ThreadFold | null = cursor ? new ThreadFold() : null;
+  const frames = function* (seq: number | null, events: AgUiEvent[]): Generator<string> {
+    for (const [part, event] of events.entries()) {
+      if (seq !== null && !isAfter(seq, part, cursor)) {
+        resume?.apply(event);
+        continue;
+      }
+      if (resume) {
+        for (const opener of resume.prelude()) yield agUiFrame(opener);
+        resume = null;
+      }
+      yield agUiFrame(event, seq === null ? undefined : frameId(seq, part));
+    }
+  };
   try {
-    for await (const event of events) {
-      if ("notice" in event) {
-        for (const e of encoder.fail(`the event stream ended: ${event.notice}`, event.notice)) {
-          yield agUiFrame(e);
-        }
+    for await (const item of items) {
+      if ("notice" in item) {
+        yield* frames(null, encoder.fail(`the event stream ended: ${item.notice}`, item.notice));
         return;
       }
-      for (const e of encoder.encode(event)) yield agUiFrame(e);
+      yield* frames(item.seq, encoder.encode(item.event));
       if (encoder.ended) return;
+      // Caught up with the cursor: the client gets the thread at once, not at the next event.
+      if (resume && item.seq !== null && cursor && item.seq >= cursor.seq) {
+        for (const opener of resume.prelude()) yield agUiFrame(opener);
+        resume = null;
+      }
     }
-    for (const e of encoder.fail("the run's event stream ended early", "stream_ended")) {
-      yield agUiFrame(e);
-    }
+    yield* frames(null, encoder.fail("the run's event stream ended early", "stream_ended"));
   } catch (err) {
-    for (
-      const e of encoder.fail(`the run's event stream failed: ${String(err)}`, "stream_failed")
-    ) {
-      yield agUiFrame(e);
-    }
+    yield* frames(
+      null,
+      encoder.fail(`the run's event stream failed: ${String(err)}`, "stream_failed"),
+    );
   }
 }

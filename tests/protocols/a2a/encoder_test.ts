@@ -5,8 +5,13 @@
  */
 import assert from "node:assert/strict";
 import { StreamResponse as SdkStreamResponse, TaskState } from "@a2a-js/sdk";
-import { makeEvent, type RunEvent } from "../../../src/api/events.ts";
-import { A2aEncoder, encodeRunEvents, submittedTask } from "../../../src/protocols/a2a/encoder.ts";
+import { makeEvent, type RunEvent, type RunStreamItem } from "../../../src/api/events.ts";
+import {
+  A2aEncoder,
+  type A2aFrame,
+  encodeRunEvents,
+  submittedTask,
+} from "../../../src/protocols/a2a/encoder.ts";
 import type {
   StreamResponse,
   TaskArtifactUpdateEvent,
@@ -185,16 +190,46 @@ Deno.test("encoder: accepted output modes leave out the artifacts the client doe
 });
 
 Deno.test("encoder: encodeRunEvents stops at run_finished and at an end notice", async () => {
-  async function* source(): AsyncGenerator<RunEvent | { notice: "transport_lost" }> {
-    yield makeEvent("run_started", ids);
+  async function* source(): AsyncGenerator<RunStreamItem> {
+    yield { seq: 1, event: makeEvent("run_started", ids) };
     yield { notice: "transport_lost" };
-    yield finished("completed");
+    yield { seq: 2, event: finished("completed") };
   }
-  const out: StreamResponse[] = [];
+  const out: A2aFrame[] = [];
   for await (const f of encodeRunEvents(source(), { taskId: "task-1", contextId: "ctx-1" })) {
     out.push(f);
   }
-  assert.deepEqual(out.map(kind), ["statusUpdate"]);
+  assert.deepEqual(out.map((f) => kind(f.update)), ["statusUpdate"]);
+  assert.deepEqual(out.map((f) => f.id), ["1"]);
+});
+
+Deno.test("encoder: frame ids are sequence numbers; a cursor skips what the client has", async () => {
+  const events = [
+    makeEvent("run_started", ids),
+    ...textEvents("m1", ["a", "b", "c"]),
+    finished("completed", { result: { text: "abc", context: { n: 1 } } }),
+  ];
+  async function* source(): AsyncGenerator<RunStreamItem> {
+    for (const [i, event] of events.entries()) yield { seq: i + 1, event };
+  }
+  const all: A2aFrame[] = [];
+  for await (const f of encodeRunEvents(source(), { taskId: "task-1", contextId: "ctx-1" })) {
+    all.push(f);
+  }
+  // A chunk goes out one event late (the encoder holds the last delta back); the end writes the
+  // state artifact and the status: 7 and 7.1.
+  assert.deepEqual(all.map((f) => f.id), ["1", "4", "5", "6", "7", "7.1"]);
+  for (const [index, frame] of all.entries()) {
+    const [seq, part = "0"] = frame.id!.split(".");
+    const rest: A2aFrame[] = [];
+    const cursor = { seq: Number(seq), part: Number(part) };
+    for await (
+      const f of encodeRunEvents(source(), { taskId: "task-1", contextId: "ctx-1", cursor })
+    ) {
+      rest.push(f);
+    }
+    assert.deepEqual(rest, all.slice(index + 1), `resumed after ${frame.id}`);
+  }
 });
 
 Deno.test("encoder: every frame decodes with the SDK's StreamResponse (v1.0 ProtoJSON)", () => {

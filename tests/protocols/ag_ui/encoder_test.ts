@@ -1,6 +1,6 @@
 /** The AG-UI encoder as a pure mapper: internal run events in, AG-UI events out. */
 import assert from "node:assert/strict";
-import { makeEvent, type RunEvent } from "../../../src/api/events.ts";
+import { makeEvent, type RunEvent, type RunStreamItem } from "../../../src/api/events.ts";
 import type { Message } from "../../../src/api/schemas.ts";
 import { AgUiEncoder, agUiFrames, toAgUiMessage } from "../../../src/protocols/ag_ui/encoder.ts";
 import { checkEvent, checkStream, types, type WireEvent } from "./helpers.ts";
@@ -15,13 +15,15 @@ function encodeAll(events: RunEvent[], clientMessageIds: string[] = []): WireEve
   return out;
 }
 
+/** Events as a run's stream items, numbered from 1. */
+async function* sequenced(events: Iterable<RunEvent>): AsyncGenerator<RunStreamItem> {
+  let seq = 0;
+  for (const event of events) yield { seq: ++seq, event };
+}
+
 async function frames(events: Iterable<RunEvent>): Promise<string> {
   let text = "";
-  for await (
-    const f of agUiFrames((async function* () {
-      yield* events;
-    })())
-  ) text += f;
+  for await (const f of agUiFrames(sequenced(events))) text += f;
   return text;
 }
 
@@ -269,8 +271,8 @@ Deno.test("a stream that stops without run_finished ends with RUN_ERROR", async 
   assert.equal(cut.at(-1)!.code, "stream_ended");
 
   let text = "";
-  const notice = (async function* () {
-    yield started;
+  const notice = (async function* (): AsyncGenerator<RunStreamItem> {
+    yield { seq: 1, event: started };
     yield { notice: "transport_lost" as const };
   })();
   for await (const f of agUiFrames(notice)) text += f;
@@ -279,10 +281,13 @@ Deno.test("a stream that stops without run_finished ends with RUN_ERROR", async 
   assert.equal(lost.at(-1)!.code, "transport_lost");
 });
 
-Deno.test("frames: event line, data line, blank line, no CRLF", async () => {
+Deno.test("frames: id line, event line, data line, blank line, no CRLF", async () => {
   const text = await frames([started, finished()]);
   const [first] = text.split("\n\n");
-  assert.match(first, /^event: RUN_STARTED\ndata: \{"type":"RUN_STARTED","timestamp":\d+,/);
+  assert.match(
+    first,
+    /^id: 1\nevent: RUN_STARTED\ndata: \{"type":"RUN_STARTED","timestamp":\d+,/,
+  );
   assert.ok(!text.includes("\r"));
 });
 

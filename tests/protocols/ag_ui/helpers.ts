@@ -51,7 +51,11 @@ const NULLABLE = new Set(["value", "snapshot"]);
 export function checkStream(text: string): WireEvent[] {
   assert.ok(!text.includes("\r"), "frames are separated by \\n\\n, never CRLF");
   assert.ok(text.endsWith("\n\n"), "the stream ends with a complete frame");
-  assert.match(text, FRAMES, "every frame is a comment, or an event line and a data line");
+  assert.match(
+    text,
+    FRAMES,
+    "every frame is a comment, or an id line (the stream cursor), an event line and a data line",
+  );
   const events: WireEvent[] = [];
   for (const frame of parseSse(text).events) {
     const data = JSON.parse(frame.data) as WireEvent;
@@ -64,7 +68,7 @@ export function checkStream(text: string): WireEvent[] {
 }
 
 /** The whole wire: frames that are a comment line, or exactly `event: TYPE` then `data: {...}`. */
-const FRAMES = /^(?:(?::[^\n]*|event: [A-Z_]+\ndata: \{[^\n]*)\n\n)*$/;
+const FRAMES = /^(?:(?::[^\n]*|(?:id: \d+(?:\.\d+)?\n)?event: [A-Z_]+\ndata: \{[^\n]*)\n\n)*$/;
 
 /** One event against the `@ag-ui/core` schema, strictly: no unknown fields, no null fields. */
 export function checkEvent(event: WireEvent): void {

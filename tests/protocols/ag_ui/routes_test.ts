@@ -209,8 +209,9 @@ for (const kind of storeKinds) {
         "CUSTOM",
         "CUSTOM",
         "TOOL_CALL_RESULT",
-        // the thread had no state: the first one arrives whole
+        // the thread had no state: an empty snapshot first, then the change as a delta
         "STATE_SNAPSHOT",
+        "STATE_DELTA",
         "STEP_FINISHED",
         "STEP_STARTED",
         "TEXT_MESSAGE_START",
@@ -225,6 +226,12 @@ for (const kind of storeKinds) {
           value: { done, total: 3 },
         })),
       );
+      const snapshot = first.events.find((e) => e.type === "STATE_SNAPSHOT");
+      assert.deepEqual(snapshot?.snapshot, {});
+      const firstDelta = first.events.find((e) => e.type === "STATE_DELTA");
+      assert.deepEqual(firstDelta?.delta, [{ op: "add", path: "/counter", value: 1 }]);
+      const stamps = first.events.map((e) => e.timestamp as number);
+      assert.deepEqual(stamps, stamps.toSorted((a, b) => a - b), "timestamps never go back");
       assert.deepEqual(agent.state, { counter: 1 });
       assert.deepEqual(await latestContext(t, runIdOf(first)), agent.state);
 

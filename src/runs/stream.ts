@@ -1,0 +1,307 @@
+/**
+ * Re-attach streams: a run's events for an observer that is not the one that started it, live
+ * through pub/sub and, from a client's cursor, replayed from the run's retained history first.
+ *
+ * The owner of a run appends each event to the history before it publishes it; an observer
+ * subscribes before it reads the history. So an event published before the subscription is in
+ * the history read, and one published after it arrives live: the stream has no gap, and
+ * duplicates are dropped by sequence number.
+ *
+ * A stream also ends when it cannot hear its run: when no event came for a while it asks the
+ * store, and once the run has ended without its `run_finished` arriving (a `memory` pub/sub in
+ * another process), it ends with the retained rest of the run or the end read from the store.
+ */
+import type { Run } from "../api/schemas.ts";
+import { errors } from "../errors.ts";
+import { makeEvent, type RunStreamItem, type SequencedEvent } from "../api/events.ts";
+import type { HistoryPage, PubSub, Subscription } from "../pubsub/mod.ts";
+import type { Store } from "../store/mod.ts";
+
+/**
+ * The pub/sub channel (and history) of a run's events. A message on it is one event with its
+ * sequence number (`{seq, event}`), or a JSON array of those one turn of the event loop produced
+ * (`decodeRunMessage`); a history entry is always one.
+ */
+export function runChannel(runId: string): string {
+  return `run:${runId}`;
+}
+
+/** The events of one message on a run channel. */
+export function decodeRunMessage(message: string): SequencedEvent[] {
+  const parsed = JSON.parse(message) as SequencedEvent | SequencedEvent[];
+  return Array.isArray(parsed) ? parsed : [parsed];
+}
+
+/** What re-attach streams need from the run service. */
+export interface StreamDeps {
+  store: Pick<Store, "getRun">;
+  pubsub: PubSub;
+  /** Milliseconds without an event after which a live stream asks whether its run ended. */
+  watchMs: number;
+}
+
+/** Where a re-attach stream starts. */
+export interface AttachOptions {
+  /**
+   * A client's cursor: deliver every event after this sequence number, then live ones. Without
+   * it, only events from now on (the spec's re-attach).
+   */
+  after?: number;
+  /**
+   * With `after`: start at the run's first event instead, so an encoder that keeps state (the
+   * AG-UI and A2A ones) can rebuild it; the items up to `after` are what the client already has.
+   * A history trimmed at the front (a run longer than `retention_max_events`) is then a 410001.
+   */
+  prefix?: boolean;
+}
+
+/** A run's event stream for an observer. */
+export interface RunStream extends AsyncIterable<RunStreamItem> {
+  /** The run as it was when the stream opened. */
+  readonly run: Run;
+  /** False when the run had ended: the stream replays what is retained and ends, never waits. */
+  readonly live: boolean;
+}
+
+/**
+ * Opens a re-attach stream of a run of the tenant: 404 when absent. Without a cursor the run must
+ * be running (409004, the spec); with one, the history must reach back to it (410001 otherwise).
+ */
+export async function openRunStream(
+  deps: StreamDeps,
+  tenant: string,
+  runId: string,
+  options: AttachOptions = {},
+): Promise<RunStream> {
+  const before = await deps.store.getRun(tenant, runId);
+  if (!before) throw errors.runNotFound(runId);
+  const { after } = options;
+  if (after === undefined) return await liveStream(deps, tenant, before);
+  const channel = runChannel(runId);
+  // Subscribed before the history is read: see the module comment.
+  const sub = before.status === "running" ? await deps.pubsub.subscribe(channel) : null;
+  try {
+    const page = await deps.pubsub.history(channel, options.prefix ? 0 : after);
+    const entries = checkedEntries(
+      runId,
+      page,
+      options.prefix ? 0 : after,
+      before.status === "running",
+    );
+    const ended = entries.some((e) => e.event.kind === "run_finished");
+    if (ended) sub?.close();
+    const last = entries.at(-1)?.seq ?? after;
+    const ctx = { deps, tenant, run: before };
+    return {
+      run: before,
+      live: sub !== null && !ended,
+      async *[Symbol.asyncIterator]() {
+        try {
+          yield* entries;
+          if (ended) return;
+          if (sub) yield* liveItems(ctx, sub, last);
+          else yield* ending(ctx, last);
+        } finally {
+          sub?.close();
+        }
+      },
+    };
+  } catch (err) {
+    sub?.close();
+    throw err;
+  }
+}
+
+/** The spec's re-attach: live events from now on, of a running run (409004 otherwise). */
+async function liveStream(deps: StreamDeps, tenant: string, before: Run): Promise<RunStream> {
+  if (before.status !== "running") throw errors.runNotRunning(before.run_id, before.status);
+  const sub = await deps.pubsub.subscribe(runChannel(before.run_id));
+  // Read again once subscribed: a run that finished meanwhile is a 409, never a stream that
+  // waits for an end that was already published.
+  const now = await deps.store.getRun(tenant, before.run_id).catch((err) => {
+    sub.close();
+    throw err;
+  });
+  if (!now || now.status !== "running") {
+    sub.close();
+    throw errors.runNotRunning(before.run_id, now?.status ?? "gone");
+  }
+  const ctx = { deps, tenant, run: now };
+  return {
+    run: now,
+    live: true,
+    async *[Symbol.asyncIterator]() {
+      try {
+        yield* liveItems(ctx, sub, null);
+      } finally {
+        sub.close();
+      }
+    },
+  };
+}
+
+/**
+ * The retained events after the cursor (or from the oldest, for a prefix), checked: a history
+ * that is missing here, or no longer reaches back to the cursor, or has a hole, is a 410001.
+ */
+function checkedEntries(
+  runId: string,
+  page: HistoryPage | null,
+  after: number,
+  running: boolean,
+): SequencedEvent[] {
+  if (!page) {
+    throw errors.eventsGone(
+      runId,
+      running
+        ? "this replica keeps no history of the run: its pub/sub is in-process memory, or " +
+          "retention is off"
+        : "the run ended longer ago than the retention window, or retention is off",
+    );
+  }
+  if (page.first !== null && page.first > after + 1) {
+    throw errors.eventsGone(runId, `the oldest event kept is number ${page.first}`);
+  }
+  const entries = page.entries.flatMap((e) => decodeRunMessage(e.message));
+  for (let i = 1; i < entries.length; i++) {
+    if (entries[i].seq !== entries[i - 1].seq! + 1) {
+      throw errors.eventsGone(runId, `event ${entries[i - 1].seq! + 1} is missing`);
+    }
+  }
+  return entries;
+}
+
+interface StreamContext {
+  deps: StreamDeps;
+  tenant: string;
+  run: Run;
+}
+
+/**
+ * Live events from a subscription, after sequence number `last` (null: from the first that
+ * arrives). Duplicates are dropped; a hole (a message the transport lost) is filled from the
+ * history, or ends the stream with `transport_lost` when it cannot be.
+ */
+async function* liveItems(
+  ctx: StreamContext,
+  sub: Subscription,
+  last: number | null,
+): AsyncGenerator<RunStreamItem> {
+  const iterator = sub[Symbol.asyncIterator]();
+  let pending: Promise<IteratorResult<string>> | undefined;
+  let heard = false;
+  let endSeen = false;
+  for (;;) {
+    pending ??= iterator.next();
+    const result = await orTimeout(pending, ctx.deps.watchMs);
+    if (result === undefined) {
+      // Quiet for a while: did the run end without us hearing it?
+      if (heard) {
+        heard = false;
+        continue;
+      }
+      const run = await ctx.deps.store.getRun(ctx.tenant, ctx.run.run_id).catch(() => undefined);
+      if (run === undefined || run?.status === "running") continue;
+      // One more interval for a `run_finished` still on its way.
+      if (!endSeen) {
+        endSeen = true;
+        continue;
+      }
+      yield* ending({ ...ctx, run: run ?? ctx.run }, last);
+      return;
+    }
+    pending = undefined;
+    if (result.done) {
+      const why = await sub.ended;
+      yield { notice: why === "overflow" ? "subscriber_overflow" : "transport_lost" };
+      return;
+    }
+    heard = true;
+    for (const item of decodeRunMessage(result.value)) {
+      const finished = item.event.kind === "run_finished";
+      if (item.seq !== null && last !== null) {
+        if (item.seq <= last) {
+          // Already delivered; a cursor ahead of the run still ends with the run.
+          if (finished) return;
+          continue;
+        }
+        if (item.seq > last + 1) {
+          const filled = await fill(ctx, last, item.seq);
+          if (!filled) {
+            yield { notice: "transport_lost" };
+            return;
+          }
+          yield* filled;
+        }
+      }
+      yield item;
+      if (item.seq !== null) last = item.seq;
+      if (finished) return;
+    }
+  }
+}
+
+/** The retained events strictly between `last` and `next`, or null when some are not kept. */
+async function fill(
+  ctx: StreamContext,
+  last: number,
+  next: number,
+): Promise<SequencedEvent[] | null> {
+  const page = await ctx.deps.pubsub.history(runChannel(ctx.run.run_id), last).catch(() => null);
+  const missing = (page?.entries ?? []).flatMap((e) => decodeRunMessage(e.message))
+    .filter((e) => e.seq! < next);
+  return missing.length === next - last - 1 ? missing : null;
+}
+
+/**
+ * The end of a stream whose run ended without its `run_finished` reaching the stream: the rest
+ * of the run from the history when it is kept here (asked twice, as the owner appends the end
+ * just after it writes the outcome), else the end as the store has it.
+ */
+async function* ending(ctx: StreamContext, last: number | null): AsyncGenerator<SequencedEvent> {
+  const channel = runChannel(ctx.run.run_id);
+  // A stream that never heard the run (`last` null) was promised live events only: no replay.
+  for (let attempt = 0; last !== null && attempt < 2; attempt++) {
+    if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, ctx.deps.watchMs));
+    const page = await ctx.deps.pubsub.history(channel, last).catch(() => null);
+    const rest = (page?.entries ?? []).flatMap((e) => decodeRunMessage(e.message));
+    if (rest.length === 0 || rest[0].seq !== last + 1) continue;
+    const end = rest.findIndex((e) => e.event.kind === "run_finished");
+    if (end >= 0) {
+      yield* rest.slice(0, end + 1);
+      return;
+    }
+    // The owner died before it could write its end: what it wrote, then the store's end.
+    if (attempt === 1) yield* rest;
+  }
+  const run = await ctx.deps.store.getRun(ctx.tenant, ctx.run.run_id).catch(() => null) ??
+    ctx.run;
+  yield { seq: null, event: finishedFrom(run) };
+}
+
+/** The `run_finished` event of a run record that has ended, stamped with its end time. */
+function finishedFrom(run: Run): SequencedEvent["event"] {
+  const event = makeEvent("run_finished", {
+    session_id: run.session_id,
+    run_id: run.run_id,
+    status: run.status,
+    interrupt_payload: run.interrupt_payload,
+    result: run.result,
+    error: run.error,
+  });
+  const ended = Date.parse(run.updated_at);
+  return Number.isFinite(ended) ? { ...event, timestamp: ended / 1000 } : event;
+}
+
+/** `promise`'s result, or undefined when it takes longer than `ms`. */
+async function orTimeout<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    return await Promise.race([
+      promise,
+      new Promise<undefined>((resolve) => timer = setTimeout(() => resolve(undefined), ms)),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
