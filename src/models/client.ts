@@ -429,8 +429,9 @@ async function* events(
     });
   };
   try {
-    if (signal.aborted) throw signal.reason;
     for (;;) {
+      // An abort while the consumer held the previous part found no read in flight to reject.
+      if (signal.aborted) throw signal.reason;
       let part = buffered.shift();
       if (part === undefined) {
         const next = await read();
