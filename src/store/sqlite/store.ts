@@ -8,6 +8,7 @@
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { DatabaseSync, type SQLInputValue, type StatementSync } from "node:sqlite";
+import { setImmediate } from "node:timers";
 import { type Checkpointer, startCheckpointer } from "./checkpointer.ts";
 import type {
   Checkpoint,
@@ -179,6 +180,8 @@ export class SqliteStore implements Store {
   readonly #db: DatabaseSync;
   readonly #statements = new Map<string, StatementSync>();
   #checkpointer: Checkpointer | null = null;
+  /** The open group transaction of this turn of the event loop (see `#write`). */
+  #group: PromiseWithResolvers<void> | null = null;
   readonly #clock: Clock;
 
   /** Opens (and creates) the database; call `migrate()` before use. */
@@ -215,17 +218,61 @@ export class SqliteStore implements Store {
     return Number(this.#stmt(sql).run(...params).changes);
   }
 
-  /** Runs `body` in a write transaction that holds the database's write lock from its start. */
+  /**
+   * Runs `body` as a write that holds the database's write lock from its start. The writes of one
+   * turn of the event loop share one transaction (group commit: at concurrency, runs' boundaries
+   * touch the same pages, and one commit writes them and takes the locks once), each inside a
+   * savepoint of its own, so a write that throws is undone alone. The transaction commits at the
+   * next turn; `#durable` makes a method's promise wait for that commit.
+   */
   #write<T>(body: () => T): T {
-    this.#db.exec("BEGIN IMMEDIATE");
+    if (!this.#group) this.#openGroup();
+    this.#db.exec("SAVEPOINT w");
     try {
       const result = body();
-      this.#db.exec("COMMIT");
+      this.#db.exec("RELEASE w");
       return result;
     } catch (error) {
-      if (this.#db.isTransaction) this.#db.exec("ROLLBACK");
+      this.#db.exec("ROLLBACK TO w");
+      this.#db.exec("RELEASE w");
       throw error;
     }
+  }
+
+  #openGroup(): void {
+    this.#db.exec("BEGIN IMMEDIATE");
+    const group = Promise.withResolvers<void>();
+    group.promise.catch(() => {});
+    this.#group = group;
+    setImmediate(() => this.#commitGroup(group));
+  }
+
+  /** Commits the open group (once: `close` may have got there first). */
+  #commitGroup(group: PromiseWithResolvers<void>): void {
+    if (this.#group !== group) return;
+    this.#group = null;
+    try {
+      this.#db.exec("COMMIT");
+      group.resolve();
+    } catch (error) {
+      if (this.#db.isOpen && this.#db.isTransaction) this.#db.exec("ROLLBACK");
+      group.reject(error);
+    }
+  }
+
+  /**
+   * Runs a write method's synchronous `body` as a promise that resolves once what it wrote is
+   * committed (the group it joined), and rejects at once when it throws.
+   */
+  #durable<T>(body: () => T): Promise<T> {
+    let value: T;
+    try {
+      value = body();
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    const group = this.#group;
+    return group ? group.promise.then(() => value) : Promise.resolve(value);
   }
 
   /**
@@ -378,7 +425,7 @@ export class SqliteStore implements Store {
   }
 
   migrate(): Promise<void> {
-    return attempt(() => {
+    return this.#durable(() => {
       // IMMEDIATE: a second process migrating the same file waits here, then sees the versions
       // the first one recorded and applies nothing.
       this.#write(() => {
@@ -435,6 +482,7 @@ export class SqliteStore implements Store {
   }
 
   async close(): Promise<void> {
+    if (this.#group && this.#db.isOpen) this.#commitGroup(this.#group);
     const checkpointer = this.#checkpointer;
     this.#checkpointer = null;
     await checkpointer?.stop();
@@ -493,7 +541,7 @@ export class SqliteStore implements Store {
   }
 
   deleteSession(tenant: string, sessionId: string): Promise<void> {
-    return attempt(() => {
+    return this.#durable(() => {
       this.#write(() => {
         this.#requireSession(tenant, sessionId);
         this.#requireIdle(tenant, sessionId, null);
@@ -511,7 +559,7 @@ export class SqliteStore implements Store {
   // Messages
 
   appendMessages(tenant: string, sessionId: string, inputs: MessageInput[]): Promise<Message[]> {
-    return attempt(() => {
+    return this.#durable(() => {
       const now = this.#clock.now();
       const messages = newMessages(sessionId, inputs, null, now);
       this.#write(() => {
@@ -568,7 +616,7 @@ export class SqliteStore implements Store {
   }
 
   deleteMessage(tenant: string, sessionId: string, messageId: string): Promise<boolean> {
-    return attempt(() => {
+    return this.#durable(() => {
       return this.#write(() => {
         const clock = this.#advance(tenant, sessionId, 1, this.#clock.now());
         if (clock === null) throw errors.sessionNotFound(sessionId);
@@ -594,7 +642,7 @@ export class SqliteStore implements Store {
   // Runs
 
   createRun(tenant: string, run: NewRun): Promise<Run> {
-    return attempt(() => {
+    return this.#durable(() => {
       const now = this.#clock.now();
       const messages = run.messages ?? [];
       const fork = run.fork_checkpoint_id ?? null;
@@ -867,13 +915,13 @@ export class SqliteStore implements Store {
   }
 
   commitStep(step: StepCommit): Promise<void> {
-    return attempt(() => {
+    return this.#durable(() => {
       this.#write(() => this.#commitStep(step, this.#clock.now()));
     });
   }
 
   finishRun(runId: string, outcome: RunOutcome, last?: StepCommit | null): Promise<Run> {
-    return attempt(() => {
+    return this.#durable(() => {
       const now = this.#clock.now();
       const row = this.#write(() => {
         if (last) this.#commitStep(last, now);
@@ -894,7 +942,7 @@ export class SqliteStore implements Store {
   }
 
   cancelRun(tenant: string, runId: string): Promise<Run | null> {
-    return attempt(() => {
+    return this.#durable(() => {
       const row = this.#write(() =>
         this.#get(
           `UPDATE runs SET status = 'cancelled', updated_at = ?
@@ -946,7 +994,7 @@ export class SqliteStore implements Store {
   }
 
   sweepLostRuns(now: number, leaseMs: number): Promise<LostRun[]> {
-    return attempt(() => {
+    return this.#durable(() => {
       // One UPDATE ... RETURNING under the write lock: a run moves out of `running` exactly once,
       // so of two sweepers (threads or processes) only one reports it.
       const rows = this.#write(() =>
