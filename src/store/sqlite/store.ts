@@ -195,6 +195,9 @@ export class SqliteStore implements Store {
     if (!memory) this.#db.exec("PRAGMA journal_mode = WAL");
     // WAL makes NORMAL durable against application crashes; only power loss may drop the tail.
     this.#db.exec("PRAGMA synchronous = NORMAL");
+    // Each write of a group commit runs in a savepoint, whose undo pages go to a sub-journal: in
+    // memory (it only holds the pages one turn's writes touch) rather than a temporary file.
+    this.#db.exec("PRAGMA temp_store = MEMORY");
   }
 
   #stmt(sql: string): StatementSync {
