@@ -191,6 +191,11 @@ export const RunRequestSchema = z.object({
   context_vars: z.array(ContextVarSchema).nullish(),
   context: z.record(z.string(), z.unknown()).nullish(),
   tools: z.array(ToolDefinitionSchema).nullish(),
+  on_disconnect: z.enum(["cancel", "continue"]).nullish().describe(
+    "What closing the response of `POST /v1/runs` does: `cancel` the run (the spec's rule, the " +
+      "default unless `http_server.on_disconnect` says otherwise) or let it `continue`, so the " +
+      "client can resume its stream from `GET /v1/runs/{run_id}/events` with `Last-Event-ID`.",
+  ),
 }).strict().meta({ id: "RunRequest" });
 
 /** An RFC 6902 JSON Patch operation (spec: PatchOperation), discriminated by `op`. */

@@ -387,6 +387,7 @@ const MANIFEST_BLOCKS: BlockSpec = {
       single: {
         protocol: { single: { ag_ui: {}, a2a: { labelled: { extension: {} } } } },
         auth: { labelled: { api_key: {} } },
+        cors: {},
       },
     },
   },

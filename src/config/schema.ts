@@ -306,6 +306,38 @@ export const AuthSchema = z.object({
   }
 });
 
+/**
+ * What closing the response of an attached run does: `cancel` the run (the spec's rule) or let it
+ * `continue`, so a client can reload and resume its stream by cursor.
+ */
+export const OnDisconnectSchema = z.enum(["cancel", "continue"]);
+
+/** The AG-UI add-on block (`ag_ui {}`). */
+const AgUiBlockSchema = protocolBlock("/ag-ui").extend({
+  /** Default of `forwardedProps.on_disconnect` for AG-UI runs. */
+  on_disconnect: OnDisconnectSchema.default("cancel"),
+});
+
+/**
+ * Cross-origin requests (`http_server { cors { ... } }`): off without the block. Browsers on the
+ * listed origins may call every route (native, AG-UI, A2A); preflights are answered.
+ */
+export const CorsSchema = z.object({
+  /** Origins allowed (`https://app.example.com`), or `["*"]` for any. */
+  allow_origins: z.array(z.string().min(1)).min(1),
+  /** Request headers allowed besides the defaults (content-type, x-tenant-id, authorization, ...). */
+  allow_headers: z.array(z.string().min(1)).default([]),
+  /** Response headers exposed besides the defaults (x-request-id, location, x-run-id, ...). */
+  expose_headers: z.array(z.string().min(1)).default([]),
+  /** Whether credentials (cookies, HTTP auth) may be sent; never with `["*"]`. */
+  allow_credentials: z.boolean().default(false),
+  /** Seconds a browser may cache a preflight answer. */
+  max_age: z.number().int().min(0).max(86_400).default(600),
+}).strict().refine((c) => !(c.allow_credentials && c.allow_origins.includes("*")), {
+  message: 'allow_credentials needs explicit origins: browsers refuse credentials with "*"',
+  path: ["allow_credentials"],
+});
+
 /** The http_server block; the native API exists only when it is present. */
 export const HttpServerSchema = z.object({
   host: z.string().default("127.0.0.1"),
@@ -329,8 +361,12 @@ export const HttpServerSchema = z.object({
   max_connections: z.number().int().positive().max(1_000_000).default(4_096),
   /** Public base URL (for the A2A agent card); taken from the request when unset. */
   public_url: z.string().url().optional(),
+  /** Default of a native run request's `on_disconnect` (`POST /v1/runs`). */
+  on_disconnect: OnDisconnectSchema.default("cancel"),
+  /** Cross-origin requests; off without the block. */
+  cors: CorsSchema.optional(),
   protocol: z.object({
-    ag_ui: protocolBlock("/ag-ui").optional(),
+    ag_ui: AgUiBlockSchema.optional(),
     a2a: A2aBlockSchema.optional(),
   }).strict().prefault({}),
   /** API keys; without this block the server needs none. */
@@ -391,6 +427,10 @@ export type InferenceParams = z.infer<typeof InferenceParamsSchema>;
 export type RetryConfig = z.infer<typeof RetrySchema>;
 /** Validated API key settings. */
 export type AuthConfig = z.infer<typeof AuthSchema>;
+/** Validated cross-origin settings (`http_server { cors { ... } }`). */
+export type CorsConfig = z.infer<typeof CorsSchema>;
+/** What closing an attached run's response does. */
+export type OnDisconnect = z.infer<typeof OnDisconnectSchema>;
 
 /**
  * The configuration the program runs with: the validated manifest plus where it came from

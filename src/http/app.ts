@@ -3,11 +3,13 @@
  * and the protocol add-ons it is handed, built from the services it is given — no global state, so
  * tests run many independent apps in one process.
  */
+import { cors } from "hono/cors";
 import { methodNotAllowed } from "hono/method-not-allowed";
 import { errors } from "../errors.ts";
 import { withLogContext } from "../log.ts";
 import { httpMetrics } from "../metrics/mod.ts";
 import { ClientIdSchema } from "../api/schemas.ts";
+import type { CorsConfig } from "../config/schema.ts";
 import { v1Routes } from "./v1/mod.ts";
 import { apiKeyAuth } from "./kit/mod.ts";
 import type { AddOn } from "./kit/mod.ts";
@@ -52,6 +54,10 @@ export function createApp(services: AppServices, addOns: readonly AddOn[] = []):
       ms: Math.round((performance.now() - started) * 10) / 10,
     });
   });
+
+  // Before the API key check: a browser's preflight carries no credentials.
+  const corsConfig = config.manifest.http_server?.cors;
+  if (corsConfig) app.use("*", corsMiddleware(corsConfig));
 
   if (services.metrics) {
     app.use("*", httpMetrics(services.metrics, addOns));
@@ -115,4 +121,43 @@ export function createApp(services: AppServices, addOns: readonly AddOn[] = []):
     return owner?.errorResponse ? owner.errorResponse(c, err) : errorResponse(c, err);
   });
   return app;
+}
+
+/** Request headers a browser page may send to any route (besides the CORS-safelisted ones). */
+const CORS_ALLOW_HEADERS = [
+  "content-type",
+  "authorization",
+  "x-api-key",
+  "x-tenant-id",
+  "x-request-id",
+  "last-event-id",
+  "a2a-version",
+  "a2a-extensions",
+];
+
+/** Response headers a browser page may read (besides the CORS-safelisted ones). */
+const CORS_EXPOSE_HEADERS = [
+  "x-request-id",
+  "location",
+  "x-run-id",
+  "x-session-id",
+  "allow",
+  "retry-after",
+  "a2a-extensions",
+];
+
+/**
+ * `hono/cors` for `http_server { cors { ... } }`: the listed origins (or any, with `"*"`) may call
+ * every route, and preflights are answered before anything else looks at the request.
+ */
+function corsMiddleware(config: CorsConfig) {
+  const any = config.allow_origins.includes("*");
+  return cors({
+    origin: any ? "*" : config.allow_origins,
+    allowMethods: ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"],
+    allowHeaders: [...new Set([...CORS_ALLOW_HEADERS, ...config.allow_headers])],
+    exposeHeaders: [...new Set([...CORS_EXPOSE_HEADERS, ...config.expose_headers])],
+    credentials: config.allow_credentials,
+    maxAge: config.max_age,
+  });
 }

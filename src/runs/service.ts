@@ -325,6 +325,14 @@ export class RunService {
     return this.#store.getRun(tenant, runId);
   }
 
+  /** The session's running run, or null (one run at a time per session). */
+  async runningRun(tenant: string, sessionId: string): Promise<Run | null> {
+    const page = await this.#store.listRuns(tenant, sessionId, { statuses: ["running"] }, {
+      per_page: 1,
+    });
+    return page.items[0] ?? null;
+  }
+
   /** What a session holds now (conversation, latest checkpoint, waiting calls), or null. */
   sessionState(tenant: string, sessionId: string): Promise<SessionState | null> {
     return sessionState(this.#store, tenant, sessionId);

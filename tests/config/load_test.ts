@@ -114,7 +114,7 @@ http_server {
   assert.equal(manifest.runtime.pubsub.capacity, 10);
   assert.equal(manifest.http_server?.port, 9090);
   assert.deepEqual(manifest.http_server?.protocol, {
-    ag_ui: { path: "/ag-ui" },
+    ag_ui: { path: "/ag-ui", on_disconnect: "cancel" },
     a2a: {
       path: "/agents/a2a",
       extension: {

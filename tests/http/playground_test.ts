@@ -297,8 +297,10 @@ Deno.test({
       assert.equal(await textOf(page, "#session-label"), session);
       assert.match(await textOf(page, "#status"), new RegExp(`running ${runId!.slice(0, 8)}`));
       assert.match(await textOf(page, "#status"), /re-attached/);
-      // New words keep arriving on the re-attached stream.
-      await page.locator(".msg.assistant.partial").waitFor();
+      // The run's events are replayed from its start: the answer from its first word, growing.
+      await page.waitForFunction(() =>
+        (document.querySelector(".msg.assistant .text")?.textContent ?? "").startsWith("part0 ")
+      );
       await screenshot(page, "reattached");
       await page.waitForFunction(() => document.getElementById("status")!.dataset.kind === "ok");
       await idle(page);
@@ -312,6 +314,42 @@ Deno.test({
       );
       await page.uncheck("#detached");
     });
+
+    await t.step(
+      "reloaded mid-answer, shows the whole answer once and keeps streaming",
+      async () => {
+        const session = await newSession(page);
+        await useEcho(page, 60);
+        const words = Array.from({ length: 30 }, (_, i) => `word${i}`).join(" ");
+        await send(page, words);
+        await page.waitForFunction(() =>
+          (document.querySelector(".msg.assistant .text")?.textContent ?? "").split(" ").length > 4
+        );
+        assert.match(await textOf(page, "#status"), /· attached/);
+        const runId = await page.locator("#runs .run.current").getAttribute("data-run-id");
+        await page.reload();
+        await page.locator("body[data-ready=true]").waitFor();
+        assert.equal(await textOf(page, "#session-label"), session);
+        // The reload did not cancel the run: the page follows it again, from its first word.
+        assert.match(await textOf(page, "#status"), /re-attached/);
+        const during = await page.evaluate(() =>
+          [...document.querySelectorAll(".msg.assistant .text")].map((e) => e.textContent)
+        );
+        assert.ok(during.length <= 1, `one answer bubble: ${JSON.stringify(during)}`);
+        await page.waitForFunction(
+          (all) => (document.querySelector(".msg.assistant .text")?.textContent ?? "") === all,
+          words,
+        );
+        await idle(page);
+        assert.equal((await runRecord(server, runId!)).status, "completed");
+        const answers = await page.evaluate(() =>
+          [...document.querySelectorAll(".msg.assistant .text")].map((e) => e.textContent)
+        );
+        assert.deepEqual(answers, [words], "the whole answer, exactly once");
+        assert.equal(await page.locator(".msg.user").count(), 1);
+        await screenshot(page, "reloaded_mid_answer");
+      },
+    );
 
     await t.step("answers a client tool call", async () => {
       const session = await newSession(page);
@@ -421,7 +459,7 @@ Deno.test({
       await other.body?.cancel();
       await page.fill("#tenant", "");
       await page.press("#tenant", "Tab");
-      await page.waitForFunction(() => document.querySelectorAll(".session-item").length === 6);
+      await page.waitForFunction(() => document.querySelectorAll(".session-item").length === 7);
       await page.click("#connection-panel summary");
     });
 
@@ -446,6 +484,6 @@ Deno.test({
     assert.deepEqual(problems, []);
     // The runs the page made really happened, through the public API.
     const res = await server.fetch("/v1/sessions");
-    assert.equal((await res.json()).count, 6);
+    assert.equal((await res.json()).count, 7);
   },
 });

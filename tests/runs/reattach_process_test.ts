@@ -4,7 +4,7 @@
  * run ends (with the end read from the store), never stay open on keep-alives.
  */
 import assert from "node:assert/strict";
-import { readSse, startServerProcess, tempDir } from "../_kit/mod.ts";
+import { assertError, readSse, startServerProcess, tempDir } from "../_kit/mod.ts";
 
 const text = (value: string) => ({ role: "user", content: [{ type: "text", value }] });
 
@@ -38,6 +38,12 @@ Deno.test({
   });
   assert.equal(started.status, 202);
   const { run_id } = await started.json();
+
+  // B keeps no history of A's run (its memory pub/sub is A's process's): a cursor is refused.
+  await assertError(
+    await fetch(`${b.url}/v1/runs/${run_id}/events`, { headers: { "last-event-id": "1" } }),
+    410001,
+  );
 
   // A safety net against a hanging stream, not a timing assertion.
   const res = await fetch(`${b.url}/v1/runs/${run_id}/events`, {

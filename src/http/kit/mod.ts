@@ -9,7 +9,14 @@
  */
 export type { AddOn } from "./addon.ts";
 export type { AppEnv, AppServices, Ctx } from "./env.ts";
-export { sseComment, sseFrame, sseJsonFrame, type SseOptions, sseResponse } from "./sse.ts";
+export {
+  nonEmpty,
+  sseComment,
+  sseFrame,
+  sseJsonFrame,
+  type SseOptions,
+  sseResponse,
+} from "./sse.ts";
 export {
   type Cursor,
   frameId,

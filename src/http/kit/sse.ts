@@ -101,3 +101,18 @@ export function sseResponse(frames: AsyncIterable<string>, options: SseOptions):
     },
   });
 }
+
+/**
+ * `frames` when it yields anything (its first frame read ahead), null when it is empty: a resumed
+ * stream with nothing after the client's cursor is answered otherwise (204, or another stream).
+ */
+export async function nonEmpty(
+  frames: AsyncGenerator<string>,
+): Promise<AsyncGenerator<string> | null> {
+  const first = await frames.next();
+  if (first.done) return null;
+  return (async function* () {
+    yield first.value;
+    yield* frames;
+  })();
+}

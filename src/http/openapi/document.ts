@@ -53,6 +53,7 @@ function errorExamples(manifest: Manifest): Map<number, ApiError> {
     errors.sessionBusy("s1"),
     errors.runNotRunning("r1", "completed"),
     errors.messageExists("m1"),
+    errors.eventsGone("r1", "the run ended longer ago than the retention window"),
     errors.bodyTooLarge(maxBodyBytes(manifest)),
     errors.unsupportedMediaType("text/plain"),
     errors.validation([{

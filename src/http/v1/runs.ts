@@ -15,13 +15,17 @@ import {
   isAfter,
   jsonBody,
   keepaliveMs,
+  nonEmpty,
+  requestCursor,
   route,
   type Routes,
   routes,
   sseComment,
   sseJsonFrame,
   sseResponse,
+  streamAfter,
 } from "../kit/mod.ts";
+import { z } from "zod";
 import { header, requireSession, RunParams, SessionParams } from "./common.ts";
 
 /**
@@ -48,15 +52,19 @@ export async function* nativeFrames(
   }
 }
 
+/** Milliseconds a browser's `EventSource` waits before it reconnects (and resumes by cursor). */
+const RETRY_MS = 1_000;
+
 /** The native run event stream, as documented: `itemSchema` is the schema of each frame's data. */
 const RUN_STREAM = {
   "text/event-stream": {
     schema: {
       type: "string" as const,
-      description: "The run's events as Server-Sent Events: each frame has `event: <kind>` and " +
-        "`data: <the event as JSON>`; comment lines (`: keep-alive`) separate events while the " +
-        "run is quiet. `run_finished` is the last event. A `: stream ended: <reason>` comment " +
-        "ends a stream whose live delivery was lost (`subscriber_overflow`, `transport_lost`).",
+      description: "The run's events as Server-Sent Events: each frame has `id: <sequence " +
+        "number>` (the cursor to resume from), `event: <kind>` and `data: <the event as JSON>`; " +
+        "comment lines (`: keep-alive`) separate events while the run is quiet. `run_finished` " +
+        "is the last event. A `: stream ended: <reason>` comment ends a stream whose live " +
+        "delivery was lost (`subscriber_overflow`, `transport_lost`, `slow_consumer`).",
     },
     itemSchema: RunEventSchema,
   },
@@ -150,13 +158,18 @@ export function runRoutes(): Routes {
   }, async (c) => {
     const { runs } = c.get("services");
     const tenant = c.get("tenant");
-    const started = await runs.start(tenant, c.req.valid("json"), true);
+    const request = c.req.valid("json");
+    const started = await runs.start(tenant, request, true);
+    const onDisconnect = request.on_disconnect ??
+      c.get("services").config.manifest.http_server?.on_disconnect ?? "cancel";
     return sseResponse(nativeFrames(started.events!), {
       keepaliveMs: keepaliveMs(c),
-      // The spec: an attached run whose client goes away is cancelled, through the database.
-      onClientGone: () => {
-        runs.cancel(tenant, started.run_id).catch(() => {});
-      },
+      retryMs: RETRY_MS,
+      // The spec: an attached run whose client goes away is cancelled, through the database;
+      // unless the client asked it to continue (it resumes by cursor).
+      onClientGone: onDisconnect === "cancel"
+        ? () => void runs.cancel(tenant, started.run_id).catch(() => {})
+        : undefined,
       headers: { "x-run-id": started.run_id, "x-session-id": started.session_id },
     });
   });
@@ -209,16 +222,47 @@ export function runRoutes(): Routes {
     path: "/runs/{run_id}/events",
     operationId: "attachRun",
     tags: ["Runs"],
-    summary: "Re-attach to a running run's events",
-    description: "Only events produced after attaching are delivered; dropping this stream " +
-      "leaves the run running.",
-    request: { params: RunParams },
-    responses: { 200: { description: "The run's live events.", content: RUN_STREAM } },
-    "x-errors": [404002, 409004],
+    summary: "Re-attach to a run's events, or resume them from a cursor",
+    description: "Without a cursor, only events produced after attaching are delivered, of a " +
+      "running run (409004 otherwise). With `Last-Event-ID` (what a browser's `EventSource` " +
+      "sends when it reconnects) or `?after=`, every retained event after that frame id, then " +
+      "the live ones; a run that ended within the retention window gives its remaining events " +
+      "up to `run_finished` (204 when there are none). Dropping this stream leaves the run " +
+      "running.",
+    request: {
+      params: RunParams,
+      query: z.object({
+        after: z.string().optional().describe(
+          "A frame id (`N` or `N.k`) to resume after; `Last-Event-ID` wins when both are given.",
+        ),
+      }).strict(),
+      headers: z.object({
+        "last-event-id": z.string().optional().describe(
+          "The id of the last frame the client received (the stream cursor).",
+        ),
+      }),
+    },
+    responses: {
+      200: { description: "The run's events.", content: RUN_STREAM },
+      204: { description: "Resumed after the run's last event: nothing more to send." },
+    },
+    "x-errors": [404002, 409004, 410001, 422000],
   }, async (c) => {
     const { runs } = c.get("services");
-    const events = await runs.attach(c.get("tenant"), c.req.valid("param").run_id);
-    return sseResponse(nativeFrames(events), { keepaliveMs: keepaliveMs(c) });
+    const cursor = requestCursor(c.req.header("last-event-id"), c.req.valid("query").after);
+    const stream = await runs.attach(
+      c.get("tenant"),
+      c.req.valid("param").run_id,
+      cursor ? { after: streamAfter(cursor) } : {},
+    );
+    let frames = nativeFrames(stream, cursor);
+    if (!stream.live) {
+      // A replay that has nothing after the cursor: 204 stops a reconnecting EventSource.
+      const rest = await nonEmpty(frames);
+      if (!rest) return c.body(null, 204);
+      frames = rest;
+    }
+    return sseResponse(frames, { keepaliveMs: keepaliveMs(c), retryMs: RETRY_MS });
   });
 
   return r;

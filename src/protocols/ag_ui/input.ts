@@ -16,6 +16,7 @@ import {
   type ToolDefinition,
   ToolDefinitionSchema,
 } from "../../api/schemas.ts";
+import { type OnDisconnect, OnDisconnectSchema } from "../../config/schema.ts";
 import { ApiError, errors, type FieldError } from "../../errors.ts";
 import { fieldErrors, validate } from "../../http/kit/mod.ts";
 import type { OpenInterrupt } from "./interrupts.ts";
@@ -61,8 +62,15 @@ const ResumeEntrySchema = z.looseObject({
   payload: z.unknown().optional(),
 });
 
-/** `forwardedProps`: free-form, except `model`, which is the native ModelConfig. */
-const ForwardedPropsSchema = z.looseObject({ model: ModelConfigSchema.nullish() });
+/**
+ * `forwardedProps`: free-form, except `model`, which is the native ModelConfig, and
+ * `on_disconnect` (or `onDisconnect`), what closing the stream does to the run.
+ */
+const ForwardedPropsSchema = z.looseObject({
+  model: ModelConfigSchema.nullish(),
+  on_disconnect: OnDisconnectSchema.nullish(),
+  onDisconnect: OnDisconnectSchema.nullish(),
+});
 
 /**
  * The AG-UI `RunAgentInput`, each field accepted in camelCase and snake_case. Unknown fields are
@@ -99,6 +107,8 @@ export interface AgUiRunInput {
   tools: ToolDefinition[];
   context: { description: string; value: string }[];
   model: z.infer<typeof ModelConfigSchema> | null;
+  /** `forwardedProps.on_disconnect`; null when absent (the add-on's default applies). */
+  onDisconnect: OnDisconnect | null;
   /** Null when absent or empty. */
   resume: { interruptId: string; status: "resolved" | "cancelled"; payload: unknown }[] | null;
   /** The spelling the client used for `forwardedProps`, for error field names. */
@@ -172,6 +182,15 @@ export function resolveRunInput(raw: RawInput): AgUiRunInput {
       error: m.error ?? null,
     };
   });
+  const [onDisconnect] = forwarded
+    ? alias<OnDisconnect>(
+      forwarded as Record<string, unknown>,
+      "onDisconnect",
+      "on_disconnect",
+      `${forwardedPropsName}.`,
+      fields,
+    )
+    : [null];
   const resume = (raw.resume ?? []).map((entry, i) => {
     const [interruptId] = alias<string>(
       entry as Record<string, unknown>,
@@ -200,6 +219,7 @@ export function resolveRunInput(raw: RawInput): AgUiRunInput {
     })),
     context: (raw.context ?? []).map((c) => ({ description: c.description, value: c.value })),
     model: forwarded?.model ?? null,
+    onDisconnect,
     resume: resume.length > 0 ? resume : null,
     forwardedPropsName,
   };

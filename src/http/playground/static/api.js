@@ -79,11 +79,13 @@ export async function listAll(path) {
 export const enc = encodeURIComponent;
 
 /**
- * Opens the live event stream of a run (`GET /v1/runs/{id}/events`); the caller reads it with
- * `readEvents` (sse.js). A resume would send the last event's id here as `Last-Event-ID`.
+ * Opens the event stream of a run (`GET /v1/runs/{id}/events`); the caller reads it with
+ * `readEvents` (sse.js). Without `after` it carries the events from now on; with a frame id
+ * (`"0"`: from the run's first event) every kept event after it, then the live ones.
  */
-export function openEvents(runId, signal) {
-  return fetch("/v1/runs/" + enc(runId) + "/events", {
+export function openEvents(runId, signal, after) {
+  const query = after === undefined || after === null ? "" : "?after=" + encodeURIComponent(after);
+  return fetch("/v1/runs/" + enc(runId) + "/events" + query, {
     headers: authHeaders({ accept: "text/event-stream" }),
     signal,
   });

@@ -60,8 +60,9 @@ function onEvent(ev, obs) {
     case "text_message_content": {
       const known = ui.bubbles.has(ev.message_id);
       const b = bubble(ev.message_id);
-      // Joined in the middle of a message (re-attach): the start arrives with the record later.
-      if (!known && obs.mode === "reattached") b.el.classList.add("partial");
+      // Joined in the middle of a message (a live-only re-attach): the start arrives with the
+      // record later.
+      if (!known && obs.joinedLive) b.el.classList.add("partial");
       b.el.classList.add("streaming");
       b.textEl.textContent += ev.delta;
       scrollDown(false);
@@ -169,17 +170,39 @@ export function stopObserving() {
   syncControls();
 }
 
-/** Reads a run's event stream to its end, then reconciles the page with the stored records. */
+/** How often a broken stream of a running run is resumed from its cursor before giving up. */
+const RESUMES = 3;
+
+/**
+ * Reads a run's event stream to its end, resuming it from its cursor when it breaks while the run
+ * goes on, then reconciles the page with the stored records.
+ */
 async function consume(res, obs) {
-  try {
-    for await (const { id, event } of readEvents(res)) {
-      if (obs.stopped) break;
-      // The stream's cursor: where a reader would resume it.
-      obs.lastEventId = id;
-      onEvent(event, obs);
+  for (let resumes = 0;; resumes++) {
+    let broken = null;
+    try {
+      for await (const { id, event } of readEvents(res)) {
+        if (obs.stopped) break;
+        // The stream's cursor: where a resume picks it up.
+        if (id !== null) obs.lastEventId = id;
+        onEvent(event, obs);
+      }
+    } catch (err) {
+      broken = err;
     }
-  } catch (err) {
-    if (!obs.stopped) showError(new Error("The event stream broke: " + err.message));
+    if (obs.stopped || obs.finished || obs.lastEventId === null || resumes >= RESUMES) {
+      if (broken && !obs.stopped) {
+        showError(new Error("The event stream broke: " + broken.message));
+      }
+      break;
+    }
+    // Broken off before run_finished: pick it up after the last event received.
+    try {
+      res = await openEvents(obs.runId, obs.ctl.signal, obs.lastEventId);
+    } catch {
+      break;
+    }
+    if (!res.ok || res.status === 204) break;
   }
   if (obs.stopped) return;
   ui.observing = null;
@@ -213,6 +236,9 @@ function runBody(text, resume) {
   const override = modelOverride();
   if (override) body.model = { override };
   if (resume) body.resume_payload = resume;
+  // Reloading the page must not cancel the answer: the reloaded page picks it up again (Cancel
+  // cancels it).
+  body.on_disconnect = "continue";
   return body;
 }
 
@@ -236,6 +262,7 @@ export async function send(text, resume) {
     finished: false,
     stopped: false,
     lastEventId: null,
+    joinedLive: false,
   };
   ui.observing = obs;
   syncControls();
@@ -306,14 +333,22 @@ export async function attach(runId) {
     finished: false,
     stopped: false,
     lastEventId: null,
+    joinedLive: false,
   };
   ui.observing = obs;
   remember(obs);
   showFollowing(obs);
   syncControls();
   try {
-    const res = await openEvents(runId, obs.ctl.signal);
-    if (res.status === 409) {
+    // From the run's first event: the answer is drawn whole, once (its start snapshot replaces
+    // what the page showed). Where the run's events are not kept, its live events from now on.
+    let res = await openEvents(runId, obs.ctl.signal, "0");
+    if (res.status === 410) {
+      await res.body?.cancel();
+      obs.joinedLive = true;
+      res = await openEvents(runId, obs.ctl.signal);
+    }
+    if (res.status === 409 || res.status === 204) {
       ui.observing = null;
       syncControls();
       saved.remove("active");

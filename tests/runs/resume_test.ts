@@ -1,0 +1,257 @@
+/**
+ * Resuming a run's event stream by cursor on the native API: a client drops a long run's stream at
+ * a random frame and resumes it with `Last-Event-ID` (the text is whole, no frame twice), on the
+ * memory and the Redis pub/sub; a run that ended within the retention window gives its rest, then
+ * 204; an expired one 410001; a browser's `EventSource` reconnects by itself through a connection
+ * that breaks mid-stream.
+ */
+import assert from "node:assert/strict";
+import {
+  assertError,
+  eventually,
+  readSse,
+  type SseEvent,
+  startTestServer,
+  testRedisUrl,
+  uniqueName,
+} from "../_kit/mod.ts";
+import { longRun, randomCut, WORDS } from "./long_run.ts";
+
+/** The text of native frames' `text_message_content` deltas. */
+function textOf(events: SseEvent[]): string {
+  return events.filter((e) => e.event === "text_message_content")
+    .map((e) => JSON.parse(e.data).delta as string).join("");
+}
+
+/** Frame ids as numbers, checked to be there, unique and increasing. */
+function assertIds(events: SseEvent[]): number[] {
+  const ids = events.map((e) => Number(e.id));
+  for (const [i, id] of ids.entries()) {
+    assert.ok(Number.isInteger(id) && id > 0, `frame ${i} has id ${events[i].id}`);
+    if (i > 0) assert.ok(id > ids[i - 1], `ids increase: ${ids[i - 1]} then ${id}`);
+  }
+  return ids;
+}
+
+const pubsubs: [string, Record<string, unknown> | null][] = [
+  ["memory", {}],
+  ["redis", testRedisUrl ? { kind: "redis", url: testRedisUrl } : null],
+];
+
+for (const [label, pubsub] of pubsubs) {
+  Deno.test({
+    name: `resume by cursor (${label} pub/sub)`,
+    ignore: pubsub === null,
+  }, async (tt) => {
+    await using t = await startTestServer({
+      manifest: {
+        runtime: { pubsub: { ...pubsub, prefix: uniqueName("resume") } },
+      },
+    });
+
+    await tt.step("a client drops a long run at a random frame and resumes it", async () => {
+      const cut = randomCut(3, 200);
+      const res = await t.fetch("/v1/runs", {
+        method: "POST",
+        json: longRun({ on_disconnect: "continue" }),
+      });
+      assert.equal(res.status, 200);
+      const runId = res.headers.get("x-run-id")!;
+      const first = readSse(res);
+      for (let i = 0; i < cut; i++) assert.ok(!(await first.next()).done, `frame ${i}`);
+      await first.cancel();
+      const before = first.events;
+      // The run goes on: the client asked it to.
+      const resumed = await t.fetch(`/v1/runs/${runId}/events`, {
+        headers: { "last-event-id": before.at(-1)!.id! },
+      });
+      assert.equal(resumed.status, 200, `resumed after frame ${cut}`);
+      const after = await readSse(resumed).all();
+      assert.equal(after[0].retry, 1000, "EventSource is told when to reconnect");
+      const all = [...before, ...after];
+      assertIds(all);
+      assert.equal(all[0].event, "run_started");
+      assert.equal(all.at(-1)!.event, "run_finished");
+      assert.equal(JSON.parse(all.at(-1)!.data).status, "completed");
+      assert.equal(textOf(all), WORDS, `the whole text, once (dropped after frame ${cut})`);
+    });
+
+    await tt.step("a run that ended: its rest from a cursor, 204 at its end", async () => {
+      const started = await t.fetch("/v1/runs/start", { method: "POST", json: longRun() });
+      const { run_id } = await started.json();
+      // Everything from the start, as a client that lost the whole stream asks for it.
+      const whole = await readSse(await t.fetch(`/v1/runs/${run_id}/events?after=0`)).all();
+      assertIds(whole);
+      assert.equal(textOf(whole), WORDS);
+      const ended = await eventually(async () => {
+        const run = await (await t.fetch(`/v1/runs/${run_id}`)).json();
+        return run.status === "completed" ? run : undefined;
+      }, { what: "the run to complete" });
+      assert.equal(ended.status, "completed");
+      const mid = whole[Math.floor(whole.length / 2)];
+      const rest = await readSse(await t.fetch(`/v1/runs/${run_id}/events?after=${mid.id}`)).all();
+      assert.deepEqual(
+        rest,
+        whole.slice(whole.indexOf(mid) + 1).map((e, i) => i === 0 ? { ...e, retry: 1000 } : e),
+      );
+      const end = await t.fetch(`/v1/runs/${run_id}/events`, {
+        headers: { "last-event-id": whole.at(-1)!.id! },
+      });
+      assert.equal(end.status, 204, "nothing after the last frame: EventSource stops");
+      // Without a cursor, the spec's rule stands: the run is not running.
+      await assertError(
+        await t.fetch(`/v1/runs/${run_id}/events`),
+        409004,
+      );
+      await assertError(
+        await t.fetch(`/v1/runs/${run_id}/events`, { headers: { "last-event-id": "x" } }),
+        422000,
+        { field: "Last-Event-ID", rule: "cursor" },
+      );
+      await assertError(
+        await t.fetch(`/v1/runs/${run_id}/events?after=-1`),
+        422000,
+        {
+          field: "after",
+          rule: "cursor",
+        },
+      );
+      await assertError(
+        await t.fetch(`/v1/runs/nope/events?after=1`),
+        404002,
+      );
+    });
+  });
+}
+
+Deno.test("a cursor older than the retention window is 410001", async () => {
+  await using t = await startTestServer({ manifest: { runtime: { pubsub: { retention: 200 } } } });
+  const started = await t.fetch("/v1/runs/start", {
+    method: "POST",
+    json: { messages: [{ role: "user", content: [{ type: "text", value: "short" }] }] },
+  });
+  const { run_id } = await started.json();
+  await eventually(async () => {
+    const res = await t.fetch(`/v1/runs/${run_id}/events?after=1`);
+    await res.body?.cancel();
+    return res.status === 410;
+  }, { what: "the history to expire" });
+  await assertError(
+    await t.fetch(`/v1/runs/${run_id}/events?after=1`),
+    410001,
+  );
+});
+
+Deno.test({
+  name: "EventSource resumes by itself through a connection that breaks mid-stream",
+  sanitizeResources: false,
+  sanitizeOps: false,
+}, async () => {
+  await using t = await startTestServer();
+  await using proxy = breakingProxy(new URL(t.url), 6_000);
+  const started = await t.fetch("/v1/runs/start", { method: "POST", json: longRun() });
+  const { run_id } = await started.json();
+  const source = new EventSource(`${proxy.url}/v1/runs/${run_id}/events?after=0`);
+  const received: { id: string; kind: string; data: Record<string, unknown> }[] = [];
+  const done = Promise.withResolvers<void>();
+  for (const kind of ["run_started", "messages_snapshot", "text_message_content", "run_finished"]) {
+    source.addEventListener(kind, (e) => {
+      const message = e as MessageEvent<string>;
+      received.push({ id: message.lastEventId, kind, data: JSON.parse(message.data) });
+      if (kind === "run_finished") {
+        source.close();
+        done.resolve();
+      }
+    });
+  }
+  await done.promise;
+  assert.ok(proxy.connections >= 2, `reconnected (${proxy.connections} connections)`);
+  const text = received.filter((e) => e.kind === "text_message_content")
+    .map((e) => e.data.delta).join("");
+  assert.equal(text, WORDS);
+  const ids = received.map((e) => Number(e.id));
+  assert.equal(new Set(ids).size, ids.length, "no frame twice");
+});
+
+/**
+ * A TCP proxy to `target` whose first connection breaks after `bytes` bytes of the answer (both
+ * sides closed); later connections pass whole.
+ */
+function breakingProxy(target: URL, bytes: number) {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (listener.addr as Deno.NetAddr).port;
+  let connections = 0;
+  const open = new Set<Deno.Conn>();
+  const pump = async (from: Deno.Conn, to: Deno.Conn, limit: number) => {
+    const buffer = new Uint8Array(16 * 1024);
+    let sent = 0;
+    try {
+      for (;;) {
+        const n = await from.read(buffer);
+        if (n === null) break;
+        const take = Math.min(n, limit - sent);
+        await to.write(buffer.subarray(0, take));
+        sent += take;
+        if (sent >= limit) break;
+      }
+    } catch { /* closed */ }
+    for (const conn of [from, to]) {
+      try {
+        conn.close();
+      } catch { /* already */ }
+      open.delete(conn);
+    }
+  };
+  const serving = (async () => {
+    for await (const client of listener) {
+      const upstream = await Deno.connect({
+        hostname: target.hostname,
+        port: Number(target.port),
+      });
+      open.add(client).add(upstream);
+      const limit = connections++ === 0 ? bytes : Infinity;
+      void pump(client, upstream, Infinity);
+      void pump(upstream, client, limit);
+    }
+  })();
+  return {
+    url: `http://127.0.0.1:${port}`,
+    get connections() {
+      return connections;
+    },
+    async [Symbol.asyncDispose]() {
+      listener.close();
+      for (const conn of open) {
+        try {
+          conn.close();
+        } catch { /* already */ }
+      }
+      await serving.catch(() => {});
+    },
+  };
+}
+
+Deno.test("on_disconnect: the manifest's default, the request's choice, the spec's rule", async () => {
+  await using t = await startTestServer({
+    manifest: { http_server: { on_disconnect: "continue" } },
+  });
+  /** Starts an attached run, drops its stream after the first token; the run's final status. */
+  const dropped = async (extra: Record<string, unknown>) => {
+    const res = await t.fetch("/v1/runs", { method: "POST", json: longRun(extra) });
+    const runId = res.headers.get("x-run-id")!;
+    const stream = readSse(res);
+    await stream.until("text_message_content");
+    await stream.cancel();
+    return await eventually(async () => {
+      const run = await (await t.fetch(`/v1/runs/${runId}`)).json();
+      return run.status === "running" ? undefined : run.status as string;
+    }, { what: "the run to end" });
+  };
+  assert.equal(await dropped({}), "completed", "the manifest says continue");
+  assert.equal(await dropped({ on_disconnect: "cancel" }), "cancelled", "the request says cancel");
+  await assertError(
+    await t.fetch("/v1/runs", { method: "POST", json: longRun({ on_disconnect: "later" }) }),
+    422000,
+    { field: "on_disconnect", rule: "enum" },
+  );
+});
