@@ -22,18 +22,12 @@ import {
   uniqueName,
 } from "../../_kit/mod.ts";
 import { PACED, randomCut, WORDS } from "../../runs/long_run.ts";
-import { checkStream, fixture, RecordingFetch } from "./helpers.ts";
+import { APPROVAL_TOOL, checkStream, RecordingFetch } from "./helpers.ts";
 
 const manifest = {
   agent: { name: "ag-ui-connect", model: { provider: "echo" } },
   tool: {
-    delete_file: {
-      kind: "javascript",
-      module: fixture("delete_tool.js"),
-      description: "deletes a file (needs approval)",
-      parameters: { type: "object", properties: { path: { type: "string" } } },
-      requires_approval: true,
-    },
+    delete_file: APPROVAL_TOOL,
   },
   http_server: { protocol: { ag_ui: {} } },
 };
@@ -70,6 +64,18 @@ async function post(
   return await t.fetch(path, { method: "POST", json: body, headers });
 }
 
+/** Starts an AG-UI run of the long answer on `threadId` and returns its stream's reader. */
+async function longRun(t: TestServer, threadId: string, onDisconnect?: string) {
+  const res = await post(t, "/ag-ui/run", {
+    threadId,
+    runId: crypto.randomUUID(),
+    messages: [{ id: crypto.randomUUID(), role: "user", content: WORDS }],
+    forwardedProps: { model: PACED, ...(onDisconnect ? { on_disconnect: onDisconnect } : {}) },
+  });
+  assert.equal(res.status, 200);
+  return { runId: res.headers.get("x-run-id")!, stream: readSse(res) };
+}
+
 function textOf(events: { event?: string; data: string }[]): string {
   return events.filter((e) => e.event === "TEXT_MESSAGE_CONTENT")
     .map((e) => JSON.parse(e.data).delta).join("");
@@ -89,13 +95,7 @@ for (const [label, pubsub] of pubsubs) {
     await tt.step("a run dropped at a random frame goes on; connect resumes it", async () => {
       const cut = randomCut(3, 200);
       const threadId = crypto.randomUUID();
-      const res = await post(t, "/ag-ui/run", {
-        threadId,
-        runId: crypto.randomUUID(),
-        messages: [{ id: crypto.randomUUID(), role: "user", content: WORDS }],
-        forwardedProps: { model: PACED, on_disconnect: "continue" },
-      });
-      const first = readSse(res);
+      const { stream: first } = await longRun(t, threadId, "continue");
       for (let i = 0; i < cut; i++) assert.ok(!(await first.next()).done);
       await first.cancel();
       const cursor = first.events.at(-1)!.id!;
@@ -133,13 +133,7 @@ for (const [label, pubsub] of pubsubs) {
 
     await tt.step("a reloaded @ag-ui/client app connects to the run in progress", async () => {
       const threadId = crypto.randomUUID();
-      const res = await post(t, "/ag-ui/run", {
-        threadId,
-        runId: crypto.randomUUID(),
-        messages: [{ id: crypto.randomUUID(), role: "user", content: WORDS }],
-        forwardedProps: { model: PACED, on_disconnect: "continue" },
-      });
-      const first = readSse(res);
+      const { stream: first } = await longRun(t, threadId, "continue");
       await first.until("TEXT_MESSAGE_CONTENT");
       await first.cancel();
       // The page reloaded: a new agent that knows only the thread id.
@@ -156,14 +150,7 @@ for (const [label, pubsub] of pubsubs) {
 
     await tt.step("the default on_disconnect cancels; connect shows the thread", async () => {
       const threadId = crypto.randomUUID();
-      const res = await post(t, "/ag-ui/run", {
-        threadId,
-        runId: crypto.randomUUID(),
-        messages: [{ id: crypto.randomUUID(), role: "user", content: WORDS }],
-        forwardedProps: { model: PACED },
-      });
-      const runId = res.headers.get("x-run-id")!;
-      const first = readSse(res);
+      const { runId, stream: first } = await longRun(t, threadId);
       await first.until("TEXT_MESSAGE_CONTENT");
       await first.cancel();
       await eventually(

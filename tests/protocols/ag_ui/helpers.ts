@@ -162,3 +162,12 @@ export function types(events: WireEvent[]): string[] {
 export function fixture(name: string): string {
   return new URL(`./fixtures/${name}`, import.meta.url).pathname;
 }
+
+/** The test tool that needs an approval before it runs (a manifest `tool` block). */
+export const APPROVAL_TOOL = {
+  kind: "javascript",
+  module: fixture("delete_tool.js"),
+  description: "deletes a file (needs approval)",
+  parameters: { type: "object", properties: { path: { type: "string" } } },
+  requires_approval: true,
+};

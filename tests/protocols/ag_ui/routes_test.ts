@@ -16,6 +16,7 @@ import {
   type TestServer,
 } from "../../_kit/mod.ts";
 import {
+  APPROVAL_TOOL,
   checkStream,
   fixture,
   readStream,
@@ -33,13 +34,7 @@ const manifest = {
       description: "reports progress and counts its calls in the state",
       parameters: { type: "object", properties: { steps: { type: "integer" } } },
     },
-    delete_file: {
-      kind: "javascript",
-      module: fixture("delete_tool.js"),
-      description: "deletes a file (needs approval)",
-      parameters: { type: "object", properties: { path: { type: "string" } } },
-      requires_approval: true,
-    },
+    delete_file: APPROVAL_TOOL,
   },
   http_server: { protocol: { ag_ui: {} } },
 };
