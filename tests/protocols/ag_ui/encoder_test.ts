@@ -4,6 +4,7 @@ import { makeEvent, type RunEvent, type RunStreamItem } from "../../../src/api/e
 import type { Message } from "../../../src/api/schemas.ts";
 import { AgUiEncoder, agUiFrames, toAgUiMessage } from "../../../src/protocols/ag_ui/encoder.ts";
 import { checkEvent, checkStream, types, type WireEvent } from "./helpers.ts";
+import { parseSse } from "../../_kit/mod.ts";
 
 const S = "session-1";
 const R = "run-1";
@@ -343,4 +344,38 @@ Deno.test("stored messages in AG-UI form", () => {
     role: "system",
     content: "be brief",
   });
+});
+
+Deno.test("frame ids: N, N.1 … per event; resuming after any of them gives exactly the rest", async () => {
+  // A run cut short: its end closes the open message, call and step (several frames, one event).
+  const events = [
+    started,
+    makeEvent("messages_snapshot", { messages: [message({ role: "user", content: [] })] }),
+    makeEvent("state_snapshot", { context: { n: 1 } }),
+    makeEvent("step_started", { step: 1, step_name: "model" }),
+    makeEvent("text_message_start", { message_id: "m1", role: "assistant" }),
+    makeEvent("text_message_content", { message_id: "m1", delta: "a " }),
+    makeEvent("tool_call_start", { tool_call_id: "c1", tool_name: "t", parent_message_id: "m1" }),
+    makeEvent("text_message_content", { message_id: "m1", delta: "b" }),
+    makeEvent("state_delta", { delta: [{ op: "replace", path: "/n", value: 2 }] }),
+    finished({ status: "cancelled" }),
+  ];
+  const whole = parseSse(await frames(events)).events;
+  const ids = whole.map((e) => e.id!);
+  assert.deepEqual(ids.slice(-4), ["10", "10.1", "10.2", "10.3"], "closers, then RUN_FINISHED");
+  for (const [i, id] of ids.entries()) {
+    const [seq, part = "0"] = id.split(".");
+    let text = "";
+    const cursor = { seq: Number(seq), part: Number(part) };
+    for await (const f of agUiFrames(sequenced(events), { cursor })) text += f;
+    if (i + 1 === whole.length) {
+      assert.equal(text, "", "nothing after the last frame");
+      continue;
+    }
+    const resumed = checkStream(text); // a stream the client accepts on its own
+    const rest = parseSse(text).events.filter((e) => e.id !== undefined);
+    assert.deepEqual(rest, whole.slice(i + 1), `after ${id}`);
+    // The thread as the client held it at the cursor comes first.
+    assert.deepEqual(resumed.slice(0, 2).map((e) => e.type), ["RUN_STARTED", "MESSAGES_SNAPSHOT"]);
+  }
 });

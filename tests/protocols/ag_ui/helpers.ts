@@ -96,7 +96,8 @@ export function checkEvent(event: WireEvent): void {
 
 /**
  * The ordering rules: RUN_STARTED first, exactly one terminal event and nothing after it, content
- * only inside an open message or call, and everything closed before RUN_FINISHED.
+ * only inside an open message or call, everything closed before RUN_FINISHED, and timestamps that
+ * never go backwards.
  */
 export function checkOrder(events: WireEvent[]): void {
   assert.ok(events.length > 0, "a stream has events");
@@ -106,7 +107,12 @@ export function checkOrder(events: WireEvent[]): void {
   const messages = new Set<string>();
   const calls = new Set<string>();
   const steps: string[] = [];
+  let timestamp = 0;
   for (const e of events) {
+    if (e.timestamp !== undefined) {
+      assert.ok(e.timestamp >= timestamp, `${e.type}'s timestamp goes back in time`);
+      timestamp = e.timestamp;
+    }
     switch (e.type) {
       case "TEXT_MESSAGE_START":
         assert.ok(!messages.has(e.messageId as string), "message started twice");
