@@ -7,6 +7,7 @@
 import type { Context } from "hono";
 import { ClientIdSchema } from "../../api/schemas.ts";
 import { type AppEnv, type AppServices, assertTenantAllowed } from "../../http/kit/mod.ts";
+import { parseTaskCursor, type TaskCursor } from "./encoder.ts";
 import { a2aErrors } from "./errors.ts";
 import { A2A_VERSION } from "./schemas.ts";
 
@@ -77,4 +78,21 @@ export function callOf(
 /** The response header naming the extensions a request activated (none: no header). */
 export function extensionHeader(activated: readonly string[]): Record<string, string> {
   return activated.length > 0 ? { "a2a-extensions": activated.join(", ") } : {};
+}
+
+/**
+ * The cursor a subscription resumes from, on both bindings: `Last-Event-ID` (the id of the last frame the client
+ * got, `N[.k]` or `<run_id>/N[.k]`), or the `after` query parameter; none without either.
+ */
+export function taskCursor(c: Context<AppEnv>): TaskCursor | undefined {
+  const header = c.req.header("last-event-id")?.trim();
+  const query = c.req.query("after");
+  const [field, value] = header ? ["Last-Event-ID", header] : ["after", query];
+  if (value === undefined) return undefined;
+  const cursor = parseTaskCursor(value);
+  if (cursor) return cursor;
+  throw a2aErrors.invalid(`${field} is not a frame id of a task stream`, [{
+    field,
+    description: "must be N or N.k, or <run_id>/N for a later turn (non-negative integers)",
+  }]);
 }

@@ -23,7 +23,7 @@ import {
   sseResponse,
   validate,
 } from "../../http/kit/mod.ts";
-import { type A2aCall, callOf, checkVersion, extensionHeader } from "./call.ts";
+import { type A2aCall, callOf, checkVersion, extensionHeader, taskCursor } from "./call.ts";
 import { type A2aError, a2aErrors, asA2aError, JSON_RPC } from "./errors.ts";
 import {
   cancelTask,
@@ -100,7 +100,7 @@ const METHODS: Record<string, Method> = {
   },
   async SubscribeToTask(c, params) {
     const request = validate(SubscribeToTaskRequestSchema, params, "params");
-    return { stream: await subscribeTask(call(c, request.tenant), request.id) };
+    return { stream: await subscribeTask(call(c, request.tenant), request.id, taskCursor(c)) };
   },
   // Push notifications are not supported (capabilities.pushNotifications is false): every config
   // method says so (spec §3.3.4), under the names of the spec and of the SDK.

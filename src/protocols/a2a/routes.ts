@@ -17,7 +17,7 @@
  *
  * Every error, including the native ones shared code raises, answers the A2A error body.
  */
-import { type A2aFrame, parseTaskCursor, type TaskCursor } from "./encoder.ts";
+import type { A2aFrame } from "./encoder.ts";
 import type { RouteConfig } from "@hono/zod-openapi";
 import type { Context, MiddlewareHandler } from "hono";
 import { z } from "zod";
@@ -35,7 +35,13 @@ import {
   sseResponse,
   validate,
 } from "../../http/kit/mod.ts";
-import { type A2aCall, callOf as resolveCall, checkVersion, extensionHeader } from "./call.ts";
+import {
+  type A2aCall,
+  callOf as resolveCall,
+  checkVersion,
+  extensionHeader,
+  taskCursor,
+} from "./call.ts";
 import { CARD_MAX_AGE, CARD_PATH, cardHandler } from "./discovery.ts";
 import { a2aErrors, asA2aError } from "./errors.ts";
 import {
@@ -473,23 +479,6 @@ export function a2aErrorResponse(c: Ctx, err: unknown): Response {
 
 async function* frames(updates: AsyncIterable<A2aFrame>): AsyncGenerator<string> {
   for await (const { id, update } of updates) yield sseFrame(update, undefined, id);
-}
-
-/**
- * The cursor a subscription resumes from: `Last-Event-ID` (the id of the last frame the client
- * got, `N[.k]` or `<run_id>/N[.k]`), or the `after` query parameter; none without either.
- */
-function taskCursor(c: Ctx): TaskCursor | undefined {
-  const header = c.req.header("last-event-id")?.trim();
-  const query = c.req.query("after");
-  const [field, value] = header ? ["Last-Event-ID", header] : ["after", query];
-  if (value === undefined) return undefined;
-  const cursor = parseTaskCursor(value);
-  if (cursor) return cursor;
-  throw a2aErrors.invalid(`${field} is not a frame id of a task stream`, [{
-    field,
-    description: "must be N or N.k, or <run_id>/N for a later turn (non-negative integers)",
-  }]);
 }
 
 /** The add-on's base path without a trailing slash ("" at the root). */

@@ -1,7 +1,8 @@
 /**
- * `tasks/{id}:subscribe` resumed from a cursor (HTTP+JSON binding): a `message:stream` dropped at a
- * random frame of a long answer is picked up with `Last-Event-ID`, on the memory and the Redis
- * pub/sub; a task that ended within the retention window gives its remaining frames.
+ * A task stream resumed from a cursor: a stream dropped at a random frame of a long answer is
+ * picked up with `Last-Event-ID`, on the memory and the Redis pub/sub, over both bindings
+ * (`tasks/{id}:subscribe` on HTTP+JSON, `SubscribeToTask` on JSON-RPC); a task that ended within
+ * the retention window gives its remaining frames.
  */
 import assert from "node:assert/strict";
 import {
@@ -19,10 +20,24 @@ const pubsubs: [string, Record<string, unknown> | null][] = [
   ["redis", testRedisUrl ? { kind: "redis", url: testRedisUrl } : null],
 ];
 
+/** A frame's `StreamResponse` (a JSON-RPC frame holds it as its `result`). */
+function updateOf(frame: SseEvent) {
+  const data = JSON.parse(frame.data);
+  return data.jsonrpc ? data.result : data;
+}
+
 /** The text of the artifact chunks among `frames`. */
 function textOf(frames: SseEvent[]): string {
-  return frames.map((f) => JSON.parse(f.data).artifactUpdate?.artifact.parts[0].text ?? "")
-    .join("");
+  return frames.map((f) => updateOf(f).artifactUpdate?.artifact.parts[0].text ?? "").join("");
+}
+
+/** A JSON-RPC request to the binding's endpoint. */
+function rpc(t: TestServer, method: string, params: unknown, headers: HeadersInit = {}) {
+  return t.fetch("/a2a", {
+    method: "POST",
+    headers,
+    json: { jsonrpc: "2.0", id: 1, method, params },
+  });
 }
 
 /** Starts a streamed task of the long answer and reads its first frame (the task). */
@@ -87,6 +102,40 @@ for (const [label, pubsub] of pubsubs) {
         });
         assert.equal(bad.status, 400);
         assert.match(await bad.text(), /Last-Event-ID/);
+      });
+
+      await tt.step("JSON-RPC SubscribeToTask resumes from the same cursor", async () => {
+        const cut = randomCut(3, 200);
+        const res = await rpc(t, "SendStreamingMessage", {
+          message: { messageId: crypto.randomUUID(), role: "ROLE_USER", parts: [{ text: WORDS }] },
+        });
+        assert.equal(res.status, 200);
+        const stream = readSse(res);
+        const task = updateOf(await stream.until(() => true)).task.id as string;
+        for (let i = 0; i < cut; i++) assert.ok(!(await stream.next()).done);
+        await stream.cancel();
+        const cursor = stream.events.at(-1)!.id!;
+        const again = await rpc(t, "SubscribeToTask", { id: task }, { "last-event-id": cursor });
+        assert.equal(again.status, 200);
+        const [snapshot, ...after] = await readSse(again).all();
+        assert.equal(updateOf(snapshot).task.id, task);
+        const frames = [...stream.events.slice(1), ...after];
+        const ids = frames.map((f) => f.id);
+        assert.equal(new Set(ids).size, ids.length, "no frame twice");
+        assert.equal(textOf(frames), WORDS, `dropped after frame ${cut} (cursor ${cursor})`);
+        assert.equal(updateOf(frames.at(-1)!).statusUpdate.status.state, "TASK_STATE_COMPLETED");
+
+        // The same cursor on the other binding names the same frames.
+        const rest = await t.fetch(`/a2a/tasks/${task}:subscribe?after=${cursor}`, {
+          method: "POST",
+        });
+        const [, ...restFrames] = await readSse(rest).all();
+        assert.deepEqual(restFrames.map((f) => f.id), after.map((f) => f.id));
+
+        const bad = await rpc(t, "SubscribeToTask", { id: task }, { "last-event-id": "nope" });
+        const body = await bad.json();
+        assert.equal(body.error.code, -32602);
+        assert.match(body.error.message, /Last-Event-ID/);
       });
     },
   );
