@@ -5,6 +5,8 @@
  * removed when the scope ends.
  */
 
+import { dirname } from "node:path";
+
 const ROOT = new URL("../../", import.meta.url).pathname;
 
 /** A running server process. */
@@ -23,9 +25,15 @@ export interface ServerProcess extends AsyncDisposable {
 
 /** Options of `startServerProcess`. */
 export interface ServerProcessOptions {
-  /** The manifest, as JSON (an `http_server` block is added when missing). */
-  manifest: Record<string, unknown>;
-  /** Extra environment (`AGENT__*` overrides...). */
+  /**
+   * The manifest, as JSON (an `http_server` block is added when missing), or the path of a
+   * manifest file (any format), served from its own folder as `serve <file>` would be.
+   */
+  manifest: Record<string, unknown> | string;
+  /**
+   * Extra environment (`AGENT__*` overrides...). The test's own `AGENT__*` variables are not
+   * passed on, so a developer's shell cannot change what the server runs.
+   */
   env?: Record<string, string>;
   /** A name for error messages. */
   name?: string;
@@ -34,12 +42,18 @@ export interface ServerProcessOptions {
 /** Starts `main.ts serve` on a free loopback port and waits for its "listening" line. */
 export async function startServerProcess(options: ServerProcessOptions): Promise<ServerProcess> {
   const name = options.name ?? "server";
-  const dir = await Deno.makeTempDir({ prefix: "agentd_proc_" });
-  const manifestPath = `${dir}/agent.json`;
-  await Deno.writeTextFile(
-    manifestPath,
-    JSON.stringify({ http_server: {}, ...options.manifest }),
-  );
+  // A manifest given as JSON is written to a folder of the process's own, removed at the end.
+  const { manifest } = options;
+  let own: string | undefined;
+  let manifestPath: string;
+  if (typeof manifest === "string") manifestPath = manifest;
+  else {
+    own = await Deno.makeTempDir({ prefix: "agentd_proc_" });
+    manifestPath = `${own}/agent.json`;
+    await Deno.writeTextFile(manifestPath, JSON.stringify({ http_server: {}, ...manifest }));
+  }
+  const removeOwn = () => own ? Deno.remove(own, { recursive: true }).catch(() => {}) : undefined;
+  const inherited = Object.entries(Deno.env.toObject()).filter(([k]) => !k.startsWith("AGENT__"));
   const child = new Deno.Command(Deno.execPath(), {
     args: [
       "run",
@@ -53,8 +67,9 @@ export async function startServerProcess(options: ServerProcessOptions): Promise
       "--port",
       "0",
     ],
-    cwd: dir,
-    env: options.env,
+    cwd: dirname(manifestPath),
+    clearEnv: true,
+    env: { ...Object.fromEntries(inherited), ...options.env },
     stdin: "null",
     stdout: "piped",
     stderr: "piped",
@@ -81,7 +96,7 @@ export async function startServerProcess(options: ServerProcessOptions): Promise
     clearTimeout(startup);
     await child.status;
     await drained;
-    await Deno.remove(dir, { recursive: true }).catch(() => {});
+    await removeOwn();
     throw err;
   }
   let stopped: Promise<Deno.CommandStatus> | undefined;
@@ -98,7 +113,7 @@ export async function startServerProcess(options: ServerProcessOptions): Promise
       const status = await child.status;
       clearTimeout(timer);
       await drained;
-      await Deno.remove(dir, { recursive: true }).catch(() => {});
+      await removeOwn();
       return status;
     })();
   return {

@@ -5,10 +5,7 @@
  * HTTP request, with the attributes docs/observability.md lists.
  */
 import assert from "node:assert/strict";
-import { join } from "node:path";
-import { eventually, readEvents, tempDir } from "../_kit/mod.ts";
-
-const ROOT = join(import.meta.dirname!, "..", "..");
+import { eventually, readEvents, startServerProcess, tempDir } from "../_kit/mod.ts";
 
 interface OtlpSpan {
   traceId: string;
@@ -48,29 +45,9 @@ Deno.test("tracing: a run's spans reach an OTLP receiver with their names, attri
       `tool "add" {\n  kind = "javascript"\n  module = "tools/math.js"\n  function = "add"\n}\n` +
       `runtime {\n  storage {\n    path = ":memory:"\n  }\n}\nhttp_server {}\n`,
   });
-  const env = Object.fromEntries(
-    Object.entries(Deno.env.toObject()).filter(([k]) => !k.startsWith("AGENT__")),
-  );
-  await using child = new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "-A",
-      "--no-prompt",
-      "--config",
-      join(ROOT, "deno.json"),
-      join(ROOT, "main.ts"),
-      "serve",
-      "agent.hcl",
-      "--host",
-      "127.0.0.1",
-      "--port",
-      "0",
-    ],
-    cwd: dir.path,
-    clearEnv: true,
+  await using server = await startServerProcess({
+    manifest: `${dir.path}/agent.hcl`,
     env: {
-      ...env,
-      NO_COLOR: "1",
       OTEL_DENO: "true",
       OTEL_DENO_CONSOLE: "ignore",
       OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
@@ -79,22 +56,10 @@ Deno.test("tracing: a run's spans reach an OTLP receiver with their names, attri
       // Export every 100 ms instead of every 5 s.
       OTEL_BSP_SCHEDULE_DELAY: "100",
     },
-    stdout: "piped",
-    stderr: "null",
-  }).spawn();
-  const stdout = child.stdout.getReader();
-  const decoder = new TextDecoder();
-  let printed = "";
-  const url = await eventually(async () => {
-    const { value, done } = await stdout.read();
-    if (done) throw new Error(`serve exited:\n${printed}`);
-    printed += decoder.decode(value, { stream: true });
-    return /listening on (http:\/\/\S+)/.exec(printed)?.[1];
-  }, { timeout: 30_000, interval: 0, what: "the listening line" });
-  stdout.releaseLock();
-  await child.stdout.cancel();
+    name: "traced server",
+  });
 
-  const res = await fetch(`${url}/v1/runs`, {
+  const res = await fetch(`${server.url}/v1/runs`, {
     method: "POST",
     headers: { "content-type": "application/json" },
     body: JSON.stringify({
