@@ -7,9 +7,12 @@ import { z } from "zod";
 import { hasMarker, WITH_STATE_KEY, WITH_STATE_TAG } from "./library.ts";
 import type { StateUpdate, ToolOutcome } from "./types.ts";
 
-/** An error outcome: what the model sees is `{ error: message }`. */
+/**
+ * An error outcome. Its result is the message alone: the engine stores a failed call's result as
+ * `{ error: result }` (src/engine/conversation.ts), the one place that shape is made.
+ */
 export function toolError(message: string): ToolOutcome {
-  return { result: { error: message }, is_error: true };
+  return { result: message, is_error: true };
 }
 
 const PointerSchema = z.string().refine((p) => p === "" || p.startsWith("/"), {

@@ -100,7 +100,11 @@ Deno.test("engine end to end over HTTP", async (tt) => {
     const events = await run(t, { messages: [user("/call py_crash {}")] });
     const [result] = results(events);
     assert.equal(result.is_error, true);
-    assert.match(JSON.stringify(result.content), /failed on purpose/);
+    // The model reads `{"error": "<message>"}`: one wrapping, whatever the runner.
+    const content = result.content as { error: unknown };
+    assert.deepEqual(Object.keys(content), ["error"]);
+    assert.equal(typeof content.error, "string");
+    assert.match(content.error as string, /failed on purpose/);
     assert.equal(finished(events).status, "completed");
   });
 

@@ -40,11 +40,10 @@ export function recordingContext(context: Record<string, unknown> | null = { cou
   };
 }
 
-/** The error message of an error outcome's result (`{ error }`). */
+/** The error message of an error outcome (its result is the message; the engine wraps it). */
 export function errorText(result: unknown): string {
-  const error = (result as { error?: unknown } | null)?.error;
-  if (typeof error !== "string") throw new Error(`not an error result: ${JSON.stringify(result)}`);
-  return error;
+  if (typeof result !== "string") throw new Error(`not an error result: ${JSON.stringify(result)}`);
+  return result;
 }
 
 /** Whether a process still runs (a zombie has exited: it only waits for its parent to reap it). */

@@ -226,7 +226,7 @@ Deno.test("js: a missing export, a throw, a stray rejection, a forged message", 
 
   const thrown = await jsTool("fails").call({}, ctx);
   assert.deepEqual(thrown, {
-    result: { error: "RangeError: the tool failed on purpose" },
+    result: "RangeError: the tool failed on purpose",
     is_error: true,
   });
 

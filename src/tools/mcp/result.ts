@@ -82,7 +82,7 @@ export function resultOutcome(result: CallToolResult): ToolOutcome {
     if (value === "" || (Array.isArray(value) && value.length === 0)) {
       return toolError("the MCP tool reported an error without a message");
     }
-    return { result: { error: value }, is_error: true };
+    return { result: value, is_error: true };
   }
   return { result: value, is_error: false };
 }

@@ -92,7 +92,7 @@ Deno.test("results: structured content, text, blocks, errors", () => {
   );
   assert.deepEqual(
     resultOutcome({ content: [{ type: "text", text: "no such file" }], isError: true }),
-    { result: { error: "no such file" }, is_error: true },
+    { result: "no such file", is_error: true },
   );
   assert.equal(resultOutcome({ content: [], isError: true }).is_error, true);
   const huge = resultOutcome({ content: [{ type: "text", text: "x".repeat(2_000_000) }] });
