@@ -4,6 +4,7 @@
  * shared services of the machine. PostgreSQL runs as the `postgres` user when the tests run as
  * root (it refuses root), through `setpriv`, which execs it under the same pid.
  */
+import postgres from "postgres";
 import { eventually } from "../_kit/mod.ts";
 
 /** A database server the suite owns. */
@@ -62,8 +63,11 @@ function freePort(): number {
   return port;
 }
 
-/** Initialises a cluster in a temp directory and starts it. */
-export async function startPostgres(): Promise<PgInstance> {
+/**
+ * Initialises a cluster in a temp directory and starts it, with `settings` (server parameters,
+ * `-c name=value`) on top of the suite's own.
+ */
+export async function startPostgres(settings: Record<string, string> = {}): Promise<PgInstance> {
   const bin = postgresBin();
   if (!bin) throw new Error("no PostgreSQL binaries under /usr/lib/postgresql");
   const dir = await Deno.makeTempDir({ prefix: "agentd_fault_pg_" });
@@ -120,6 +124,7 @@ export async function startPostgres(): Promise<PgInstance> {
       "max_connections=200",
       "-c",
       "shared_buffers=16MB",
+      ...Object.entries(settings).flatMap(([name, value]) => ["-c", `${name}=${value}`]),
     ]).spawn();
     // Drained so the server never blocks on a full pipe; kept for a failure message.
     const output: string[] = [];
@@ -270,4 +275,10 @@ function which(cmd: string): string | undefined {
     if (dir && exists(`${dir}/${cmd}`)) return `${dir}/${cmd}`;
   }
   return undefined;
+}
+
+/** A postgres.js pool on `url`, ended when the scope ends. */
+export function connect(url: string): postgres.Sql & AsyncDisposable {
+  const sql = postgres(url, { onnotice: () => {} });
+  return Object.assign(sql, { [Symbol.asyncDispose]: () => sql.end({ timeout: 1 }) });
 }

@@ -22,8 +22,12 @@
  */
 import type { Migration, MigrationQuery } from "./types.ts";
 
-/** Appends the step's messages and, when given, its checkpoint (shared by two functions). */
-const COMMIT_STEP = `CREATE FUNCTION agentd_commit_step(
+/**
+ * Appends the step's messages and, when given, its checkpoint (shared by two functions).
+ * Re-created by migration 5 without its asynchronous commit: this text is frozen, as migration 5
+ * derives from it.
+ */
+export const COMMIT_STEP = `CREATE FUNCTION agentd_commit_step(
   p_tenant text, p_session text, p_run text, p_now bigint, p_messages jsonb,
   p_checkpoint text, p_parent text, p_state jsonb
 ) RETURNS void LANGUAGE plpgsql AS $$
@@ -69,8 +73,11 @@ BEGIN
   END IF;
 END $$`;
 
-/** Creates the run with its input messages (after restoring a fork's conversation). */
-const START_RUN = `CREATE FUNCTION agentd_start_run(
+/**
+ * Creates the run with its input messages (after restoring a fork's conversation). Re-created by
+ * migration 5 as COMMIT_STEP is.
+ */
+export const START_RUN = `CREATE FUNCTION agentd_start_run(
   p_tenant text, p_session text, p_run text, p_parent text, p_owner text, p_now bigint,
   p_create boolean, p_expect bigint, p_fork text, p_messages jsonb
 ) RETURNS SETOF runs LANGUAGE plpgsql AS $$

@@ -6,6 +6,7 @@ import { initial } from "./0001_initial.ts";
 import { linearCheckpoints } from "./0002_linear_checkpoints.ts";
 import { dropHeartbeatIndex } from "./0003_drop_heartbeat_index.ts";
 import { runLinks } from "./0004_run_links.ts";
+import { durableRunCommits } from "./0005_durable_run_commits.ts";
 import type { Migration } from "./types.ts";
 
 export type { Conversion, Migration, MigrationQuery } from "./types.ts";
@@ -16,6 +17,7 @@ export const migrations: readonly Migration[] = [
   linearCheckpoints,
   dropHeartbeatIndex,
   runLinks,
+  durableRunCommits,
 ];
 
 /** The bookkeeping table both dialects create before applying anything. */
