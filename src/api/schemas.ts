@@ -10,7 +10,7 @@ import { InferenceParamsSchema, RetrySchema } from "../config/schema.ts";
 export const ClientIdSchema = z.string().min(1).max(128).regex(
   /^[A-Za-z0-9][A-Za-z0-9._:\-]*$/,
   "must start with a letter or digit and hold only letters, digits, '.', '_', ':' and '-'",
-).meta({ id: "ClientId" });
+).meta({ id: "ClientId", format: "client-id" });
 
 /** A text part: the spec's shown content part type. */
 export const TextPartSchema = z.object({ type: z.literal("text"), value: z.string() }).strict()
@@ -153,7 +153,9 @@ export const ContextVarSchema = z.object({
 
 /** The spec's ToolDefinition (a client-defined tool). */
 export const ToolDefinitionSchema = z.object({
-  name: z.string().min(1).max(128).regex(/^[A-Za-z0-9_\-]+$/, "letters, digits, '_' and '-'"),
+  name: z.string().min(1).max(128)
+    .regex(/^[A-Za-z0-9_\-]+$/, "must hold only letters, digits, '_' and '-'")
+    .meta({ format: "tool-name" }),
   description: z.string(),
   parameters: z.record(z.string(), z.unknown()),
 }).strict().meta({ id: "ToolDefinition" });
@@ -228,20 +230,19 @@ export const PER_PAGE = { min: 1, max: 1000, default: 100 } as const;
 const lastValue = (v: unknown) => Array.isArray(v) ? v[v.length - 1] : v;
 
 /**
- * `per_page`: an integer from 1 to 1000, 100 when absent. Anything else is the spec's one `range`
- * rule with both bounds (docs/errors.md), whatever was wrong with it.
+ * An integer query parameter: its text read as a number when it is one (anything else stays
+ * text, which `schema` refuses as the wrong type).
  */
-const PerPageSchema = z.preprocess(lastValue, z.string().optional()).transform((v, ctx) => {
-  if (v === undefined) return PER_PAGE.default;
-  const n = /^-?\d+$/.test(v.trim()) ? Number(v) : NaN;
-  if (Number.isInteger(n) && n >= PER_PAGE.min && n <= PER_PAGE.max) return n;
-  ctx.addIssue({
-    code: "custom",
-    message: `must be an integer from ${PER_PAGE.min} to ${PER_PAGE.max}`,
-    params: { rule: "range", min: PER_PAGE.min, max: PER_PAGE.max },
-  });
-  return z.NEVER;
-}).meta({
+const queryNumber = <T extends z.ZodType>(schema: T) =>
+  z.preprocess((v) => {
+    const text = lastValue(v);
+    return typeof text === "string" && /^\s*-?\d+(\.\d+)?\s*$/.test(text) ? Number(text) : text;
+  }, schema);
+
+/** `per_page`: an integer from 1 to 1000, 100 when absent. */
+const PerPageSchema = queryNumber(
+  z.number().int().min(PER_PAGE.min).max(PER_PAGE.max).default(PER_PAGE.default),
+).meta({
   type: "integer",
   minimum: PER_PAGE.min,
   maximum: PER_PAGE.max,
@@ -249,9 +250,9 @@ const PerPageSchema = z.preprocess(lastValue, z.string().optional()).transform((
   description: "Largest page size, 1–1000.",
 });
 
-/** `page`: the opaque cursor; an empty one is no cursor (the first page). */
+/** `page`: the opaque cursor; none is the first page. */
 const PageCursorSchema = z.preprocess(lastValue, z.string().optional())
-  .transform((v) => v || null)
+  .transform((v) => v ?? null)
   .meta({
     type: "string",
     description: "Opaque cursor: the `next_page` of the previous response.",
@@ -283,14 +284,18 @@ const queryList = <T extends z.ZodType>(item: T) =>
     z.array(item),
   );
 
-/** An RFC 3339 timestamp in a query string (`2026-11-21T10:00:00Z`, fractions and offsets too). */
+const RFC_3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
+
+/**
+ * An RFC 3339 timestamp in a query string (`2026-11-21T10:00:00Z`, fractions and offsets too) of
+ * a real date: one `format` rule for both.
+ */
 const QueryTimestampSchema = z.preprocess(
   lastValue,
-  z.string().regex(
-    /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/,
-    "must be an RFC 3339 timestamp, e.g. 2026-11-21T10:00:00Z",
-  ).refine((v) => Number.isFinite(Date.parse(v.replace(" ", "T"))), "is not a real date")
-    .meta({ format: "date-time" }),
+  z.string().refine((v) => RFC_3339.test(v) && Number.isFinite(Date.parse(v.replace(" ", "T"))), {
+    message: "must be an RFC 3339 timestamp, e.g. 2026-11-21T10:00:00Z",
+    params: { rule: "format", format: "date-time" },
+  }).meta({ format: "date-time", pattern: RFC_3339.source }),
 );
 
 /** Query of `GET /v1/sessions/{session_id}/runs`: paging and filters (time bounds exclusive). */

@@ -10,6 +10,7 @@ import { requestConflicts } from "./conflicts.ts";
 import type { ModelTool } from "../models/mod.ts";
 import type { Tool } from "../tools/mod.ts";
 import { type ResumePayload, ResumePayloadSchema } from "../api/schemas.ts";
+import { fieldErrors, parseInput } from "../api/validation.ts";
 import type { EngineDeps, PreparedRun } from "./types.ts";
 
 /**
@@ -156,14 +157,9 @@ function parseResume(
   fields: FieldError[],
 ): ResumePayload | null {
   if (raw === null || raw === undefined) return null;
-  const parsed = ResumePayloadSchema.safeParse(raw);
+  const parsed = parseInput(ResumePayloadSchema, raw);
   if (parsed.success) return parsed.data;
-  for (const issue of parsed.error.issues) {
-    fields.push({
-      field: ["resume_payload", ...issue.path.map(String)].join("."),
-      errors: [{ code: issue.code, message: issue.message }],
-    });
-  }
+  fields.push(...fieldErrors(ResumePayloadSchema, parsed.error.issues, "resume_payload"));
   return null;
 }
 

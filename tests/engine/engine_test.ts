@@ -443,9 +443,10 @@ Deno.test("resume validation: 422 before the run exists", async () => {
     () => h.run({ session_id: "s1", resume_payload: { tool_results: [{ result: 1 }], bogus: 1 } }),
     422000,
   );
-  assert.deepEqual(malformed.fields?.map((f) => f.field).sort(), [
-    "resume_payload",
-    "resume_payload.tool_results.0.tool_call_id",
+  // The rules of docs/errors.md, as for any body field (never zod's issue names).
+  assert.deepEqual(malformed.fields?.map((f) => [f.field, f.errors[0].code]).sort(), [
+    ["resume_payload.bogus", "unknown_field"],
+    ["resume_payload.tool_results.0.tool_call_id", "required"],
   ]);
   const runsAfter = (await h.store.listRuns(h.tenant, "s1", {}, { per_page: 10 })).count;
   assert.equal(runsAfter, runsBefore);

@@ -26,11 +26,13 @@ export {
   streamAfter,
 } from "./cursor.ts";
 export {
-  type FieldErrorOptions,
   fieldErrors,
+  parseInput,
+  queryParam,
   readJson,
   type ReadJsonOptions,
   validate,
+  withoutEmptyValues,
 } from "./validation.ts";
 export { bodyLimit, keepaliveMs, maxBodyBytes } from "./settings.ts";
 export {

@@ -8,11 +8,17 @@
  */
 import { type Hook, OpenAPIHono, type RouteConfig, type RouteHandler } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
-import type { z } from "zod";
+import { z } from "zod";
 import { errors } from "../../errors.ts";
 import type { AppEnv } from "./env.ts";
 import { bodyLimit } from "./settings.ts";
-import { cacheBodyText, fieldErrors, readJson } from "./validation.ts";
+import {
+  cacheBodyText,
+  fieldErrors,
+  parseInput,
+  readJson,
+  withoutEmptyValues,
+} from "./validation.ts";
 
 /** Error codes of every route that reads a JSON body (docs/errors.md). */
 export const BODY_ERRORS = [400001, 413001, 415001, 422000] as const;
@@ -40,19 +46,33 @@ function declared(declaration: RouteConfig, target: string): z.ZodType | undefin
 
 /**
  * The validation hook of a declaration: a request that does not match it is the spec's 422
- * (docs/errors.md). The failing part is checked again with `reportInput`, which tells a missing
- * field (`required`) from a wrong one; in a query string, unknown parameters are reported alone.
+ * (docs/errors.md). The failing part is checked again for reporting (`parseInput`), which tells a
+ * missing field (`required`) from a wrong one; in a query string, unknown parameters are reported
+ * alone.
  */
 export function validationHook(declaration: RouteConfig): Hook<unknown, AppEnv, string, void> {
   return (result) => {
     if (result.success) return;
     const input = (result as unknown as { data: unknown }).data;
-    const again = declared(declaration, result.target)?.safeParse(input, { reportInput: true });
-    let issues = again?.error?.issues ?? result.error.issues;
-    const query = result.target === "query";
+    // The hook runs for the parts the declaration validates, each with a zod schema.
+    const schema = declared(declaration, result.target)!;
+    let issues = parseInput(schema, input).error?.issues ?? result.error.issues;
     const unknown = issues.filter((issue) => issue.code === "unrecognized_keys");
-    if (query && unknown.length > 0) issues = unknown;
-    throw errors.validation(fieldErrors(issues, { query }));
+    if (result.target === "query" && unknown.length > 0) issues = unknown;
+    throw errors.validation(fieldErrors(schema, issues));
+  };
+}
+
+/**
+ * The declaration as served: its query string read without empty values (`withoutEmptyValues`,
+ * the one rule of every route), its OpenAPI description unchanged.
+ */
+function served<R extends RouteConfig>(declaration: R): R {
+  const query = declaration.request?.query;
+  if (!query) return declaration;
+  return {
+    ...declaration,
+    request: { ...declaration.request, query: z.preprocess(withoutEmptyValues, query) },
   };
 }
 
@@ -71,10 +91,14 @@ export function route<R extends RouteConfig>(
   declaration: R,
   handler: (c: RouteContext<R>) => Response | Promise<Response>,
 ): void {
+  // Documented as declared, served as `served` says (the library would document what it serves).
+  const { middleware: _, ...documented } = declaration;
+  app.openAPIRegistry.registerPath(documented);
+  const serving = served(declaration);
   app.openapi(
-    declaration,
+    { ...serving, hide: true },
     handler as unknown as RouteHandler<R, AppEnv>,
-    validationHook(declaration) as never,
+    validationHook(serving) as never,
   );
 }
 

@@ -1,91 +1,32 @@
 /**
  * Request parsing that never lets a client mistake become a 500: JSON bodies (content type, size
- * limit, syntax) and zod validation mapped onto the spec's validation error shape.
+ * limit, syntax), query strings (empty values), and zod validation mapped onto the spec's
+ * validation error shape (`src/api/validation.ts`).
  */
 import type { Context } from "hono";
-import type { z } from "zod";
-import { errors, type FieldError, type FieldRuleError } from "../../errors.ts";
+import { errors } from "../../errors.ts";
 import { requestTimedOut } from "./wire.ts";
 
-/** How `fieldErrors` names and words the fields. */
-export interface FieldErrorOptions {
-  /** Dotted path the issue paths are relative to (a nested value checked on its own). */
-  prefix?: string;
-  /** The issues are a query string's: an unknown key keeps its schema's message. */
-  query?: boolean;
-}
+export { fieldErrors, parseInput, validate } from "../../api/validation.ts";
 
 /**
- * Turns zod issues into the spec's `fields` array, grouped by dotted field path. Parse with
- * `reportInput`: an issue whose input is absent is a missing field (`required`), not a bad one.
+ * A query string's values as the routes read them: an empty value (`?per_page=`) is no value, so
+ * a parameter given only empty is absent (its default, or `required` when it has none). The one
+ * rule for every query parameter of every route (docs/api.md).
  */
-export function fieldErrors(
-  issues: readonly z.core.$ZodIssue[],
-  options: FieldErrorOptions = {},
-): FieldError[] {
-  const byField = new Map<string, FieldRuleError[]>();
-  const add = (field: string, rule: FieldRuleError) => {
-    const list = byField.get(field) ?? [];
-    list.push(rule);
-    byField.set(field, list);
-  };
-  for (const issue of issues) {
-    const path = [options.prefix ?? "", ...issue.path.map(String)].filter((p) => p !== "")
-      .join(".");
-    if (issue.code === "unrecognized_keys") {
-      const message = options.query ? issue.message : "unknown field";
-      for (const key of issue.keys) {
-        add(path ? `${path}.${key}` : key, { code: "unknown_field", message });
-      }
-      continue;
-    }
-    add(path || "body", ruleOf(issue));
+export function withoutEmptyValues(query: unknown): unknown {
+  if (query === null || typeof query !== "object") return query;
+  const out: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(query)) {
+    const values = (Array.isArray(value) ? value : [value]).filter((v) => v !== "");
+    if (values.length > 0) out[name] = Array.isArray(value) ? values : values[0];
   }
-  return [...byField].map(([field, errs]) => ({ field, errors: errs }));
+  return out;
 }
 
-function ruleOf(issue: z.core.$ZodIssue): FieldRuleError {
-  if (issue.code === "custom") {
-    // A custom check names the spec's rule itself (`params.rule`, e.g. `range` for per_page).
-    const { rule, ...params } = (issue.params ?? {}) as { rule?: string };
-    return rule
-      ? { code: rule, message: issue.message, params }
-      : { code: "invalid", message: issue.message };
-  }
-  if (issue.input === undefined) return { code: "required", message: "is required" };
-  switch (issue.code) {
-    case "invalid_type":
-      return { code: "type", message: issue.message, params: { expected: issue.expected } };
-    case "too_small":
-      return issue.origin === "array" || issue.origin === "string"
-        ? { code: "length", message: issue.message, params: { min: Number(issue.minimum) } }
-        : { code: "range", message: issue.message, params: { min: Number(issue.minimum) } };
-    case "too_big":
-      return issue.origin === "array" || issue.origin === "string"
-        ? { code: "length", message: issue.message, params: { max: Number(issue.maximum) } }
-        : { code: "range", message: issue.message, params: { max: Number(issue.maximum) } };
-    case "invalid_format":
-      return { code: "format", message: issue.message, params: { format: issue.format } };
-    case "invalid_value":
-      return {
-        code: "enum",
-        message: issue.message,
-        params: { allowed: issue.values.map((v) => (typeof v === "bigint" ? String(v) : v)) },
-      };
-    case "invalid_union":
-      return { code: "type", message: issue.message };
-    case "not_multiple_of":
-      return { code: "type", message: issue.message };
-    default:
-      return { code: "invalid", message: issue.message };
-  }
-}
-
-/** Validates `value` with `schema`; a failure is an ApiError 422 with field paths. */
-export function validate<T extends z.ZodType>(schema: T, value: unknown, prefix = ""): z.infer<T> {
-  const parsed = schema.safeParse(value, { reportInput: true });
-  if (!parsed.success) throw errors.validation(fieldErrors(parsed.error.issues, { prefix }));
-  return parsed.data;
+/** One query parameter of a route that reads the query itself, by the same rule. */
+export function queryParam(c: Context, name: string): string | undefined {
+  return c.req.query(name) || undefined;
 }
 
 /**

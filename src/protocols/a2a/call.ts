@@ -6,7 +6,12 @@
  */
 import type { Context } from "hono";
 import { ClientIdSchema } from "../../api/schemas.ts";
-import { type AppEnv, type AppServices, assertTenantAllowed } from "../../http/kit/mod.ts";
+import {
+  type AppEnv,
+  type AppServices,
+  assertTenantAllowed,
+  queryParam,
+} from "../../http/kit/mod.ts";
 import { parseTaskCursor, type TaskCursor } from "./encoder.ts";
 import { a2aErrors } from "./errors.ts";
 import { A2A_VERSION } from "./schemas.ts";
@@ -86,7 +91,7 @@ export function extensionHeader(activated: readonly string[]): Record<string, st
  */
 export function taskCursor(c: Context<AppEnv>): TaskCursor | undefined {
   const header = c.req.header("last-event-id")?.trim();
-  const query = c.req.query("after");
+  const query = queryParam(c, "after");
   const [field, value] = header ? ["Last-Event-ID", header] : ["after", query];
   if (value === undefined) return undefined;
   const cursor = parseTaskCursor(value);

@@ -264,6 +264,7 @@ function operationRoutes(tenant: boolean): Routes {
     request: {
       // Read by `listQuery`, whose refusals are A2A InvalidParams errors.
       query: z.object({
+        tenant: text("The tenant (instead of the path's or `X-Tenant-ID`)."),
         contextId: text("Only this context's tasks."),
         status: text("Only tasks in this state (`TASK_STATE_WORKING`, ...)."),
         pageSize: text("Tasks per page, 1 to 100 (default 50).", { type: "integer" }),
@@ -280,7 +281,7 @@ function operationRoutes(tenant: boolean): Routes {
       default: A2A_ERROR,
     },
   }, async (c) => {
-    const request = validate(ListTasksRequestSchema, listQuery(c));
+    const request = validate(ListTasksRequestSchema, listQuery(c.req.valid("query")));
     return ok(c, await listTasks(callOf(c, request.tenant), request));
   });
 
@@ -302,7 +303,7 @@ function operationRoutes(tenant: boolean): Routes {
     responses: { 200: { description: "The task.", content: A2A_BODY }, default: A2A_ERROR },
   }, async (c) => {
     const task = await getTask(callOf(c), c.req.valid("param").id, {
-      historyLength: historyLengthOf(c.req.query("historyLength")),
+      historyLength: historyLengthOf(c.req.valid("query").historyLength),
     });
     return ok(c, task);
   });
@@ -424,9 +425,8 @@ function callOf(c: Ctx, bodyTenant?: string | null): A2aCall {
  * The ListTasks request of a query string: numbers and booleans parsed (anything else is left as
  * text, for validation to refuse); unknown parameters ignored, as unknown fields are.
  */
-function listQuery(c: Ctx): Record<string, unknown> {
+function listQuery(query: Record<string, string | undefined>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  const query = c.req.query();
   for (const name of ["tenant", "contextId", "pageToken", "statusTimestampAfter"]) {
     if (query[name] !== undefined) out[name] = query[name];
   }
@@ -443,7 +443,7 @@ function listQuery(c: Ctx): Record<string, unknown> {
 
 /** `historyLength` of a task read: a non-negative integer, or unset. */
 function historyLengthOf(value: string | undefined): number | undefined {
-  if (value === undefined || value === "") return undefined;
+  if (value === undefined) return undefined;
   if (!/^\d+$/.test(value)) {
     throw a2aErrors.invalid(`historyLength must be a non-negative integer, got '${value}'`, [{
       field: "historyLength",

@@ -18,7 +18,7 @@ import {
 } from "../../api/schemas.ts";
 import { type OnDisconnect, OnDisconnectSchema } from "../../config/schema.ts";
 import { ApiError, errors, type FieldError } from "../../errors.ts";
-import { fieldErrors, validate } from "../../http/kit/mod.ts";
+import { fieldErrors, parseInput, validate } from "../../http/kit/mod.ts";
 import type { OpenInterrupt } from "./interrupts.ts";
 
 /** A content part of an AG-UI message; only text parts are supported (checked after parsing). */
@@ -363,9 +363,9 @@ function textParts(
   at: string,
   fields: FieldError[],
 ): Extract<Part, { type: "text" }>[] {
-  const parsed = ContentSchema.safeParse(content, { reportInput: true });
+  const parsed = parseInput(ContentSchema, content);
   if (!parsed.success) {
-    fields.push(...fieldErrors(parsed.error.issues, { prefix: at }));
+    fields.push(...fieldErrors(ContentSchema, parsed.error.issues, at));
     return [];
   }
   const value = parsed.data;
