@@ -1,7 +1,8 @@
 /**
  * The API reference: `/v1/openapi.json` is a well-formed OpenAPI 3.1 document (a structural check
  * of the 3.1 shape and of every `$ref`), documents every route the router serves (and nothing it
- * does not), matches what the server really sends, and `/docs` renders it as self-contained HTML.
+ * does not), matches what the server really sends, is named by the docs (every path in
+ * docs/api.md or an add-on's page), and `/docs` renders it as self-contained HTML.
  */
 import assert from "node:assert/strict";
 import { createApp } from "../../src/http/app.ts";
@@ -27,6 +28,35 @@ const EXCLUDED = new Set(Object.keys(PLAYGROUND_PATHS).map((path) => `GET ${path
  * cannot end in a literal). Such a route is covered by documented paths that are instances of it.
  */
 const MULTIPLEXED = new Set(["POST /a2a/tasks/{}", "POST /a2a/{}/tasks/{}"]);
+
+/**
+ * The pages that name routes: the native API's, and each add-on's, which names its routes relative
+ * to its base (the default one).
+ */
+const ROUTE_PAGES = [
+  { page: "docs/api.md", base: "" },
+  { page: "docs/ag-ui.md", base: "/ag-ui" },
+  { page: "docs/a2a.md", base: "/a2a" },
+];
+
+/**
+ * How a page may name `path` in code: whole, or relative to the page's `base` (the base itself as
+ * `/`, or as `<base>/...`; without a `/{tenant}` prefix when the page documents that prefix), after
+ * the start of the code span or a method, and before its end, a query or an optional part.
+ */
+function namings(path: string, base: string, text: string): string[] {
+  const forms = [path];
+  if (base !== "" && (path === base || path.startsWith(`${base}/`))) {
+    const relative = path.slice(base.length) || "/";
+    forms.push(relative, `<base>${relative}`);
+    if (text.includes("/{tenant}") && relative.startsWith("/{tenant}/")) {
+      forms.push(relative.slice("/{tenant}".length));
+    }
+  }
+  return forms.flatMap((f) =>
+    ["`", " "].flatMap((start) => ["`", "?", "["].map((end) => `${start}${f}${end}`))
+  );
+}
 
 /** A Hono route path as an OpenAPI path: `/v1/runs/:run_id` -> `/v1/runs/{run_id}`. */
 function openApiPath(routePath: string): string {
@@ -360,6 +390,20 @@ Deno.test("openapi: a valid 3.1 document that documents every route the app serv
     // The add-ons really were on, so their routes were part of the check.
     assert.ok(served.has("POST /ag-ui/run"));
     assert.ok(served.has("POST /a2a/message:send"));
+  });
+
+  await tt.step("every documented path is named in docs/api.md or an add-on's page", async () => {
+    const pages = await Promise.all(
+      ROUTE_PAGES.map(async (p) => ({
+        ...p,
+        text: await Deno.readTextFile(new URL(`../../${p.page}`, import.meta.url)),
+      })),
+    );
+    const named = (path: string) =>
+      pages.some(({ base, text }) => namings(path, base, text).some((n) => text.includes(n)));
+    const unnamed = Object.keys(doc.paths as Json).filter((path) => !named(path));
+    assert.deepEqual(unnamed, [], `paths no page of ${ROUTE_PAGES.map((p) => p.page)} names`);
+    assert.ok(!named("/v1/sessions/{session_id}/nothing") && !named("/a2a/nothing"));
   });
 
   await tt.step("bodies, records, query parameters and errors come from the zod schemas", () => {
