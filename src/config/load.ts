@@ -53,6 +53,11 @@ export const ENV_OVERRIDES: readonly EnvOverride[] = [
   { variable: "AGENT__STORAGE__URL", path: ["runtime", "storage", "url"], type: "string" },
   { variable: "AGENT__STORAGE__SCHEMA", path: ["runtime", "storage", "schema"], type: "string" },
   { variable: "AGENT__STORAGE__TIMEOUT", path: ["runtime", "storage", "timeout"], type: "integer" },
+  {
+    variable: "AGENT__TOOLS__MAX_PROCESSES",
+    path: ["runtime", "tools", "max_processes"],
+    type: "integer",
+  },
   { variable: "AGENT__PUBSUB__KIND", path: ["runtime", "pubsub", "kind"], type: "string" },
   { variable: "AGENT__PUBSUB__CAPACITY", path: ["runtime", "pubsub", "capacity"], type: "integer" },
   { variable: "AGENT__PUBSUB__URL", path: ["runtime", "pubsub", "url"], type: "string" },
@@ -382,7 +387,7 @@ interface BlockSpec {
 const MANIFEST_BLOCKS: BlockSpec = {
   single: {
     agent: { single: { model: { single: { inference_params: {}, retry: {} } } } },
-    runtime: { single: { storage: {}, pubsub: {}, replica: {}, attached: {} } },
+    runtime: { single: { storage: {}, pubsub: {}, replica: {}, attached: {}, tools: {} } },
     http_server: {
       single: {
         protocol: { single: { ag_ui: {}, a2a: { labelled: { extension: {} } } } },

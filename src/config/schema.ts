@@ -233,6 +233,15 @@ export const AttachedSchema = z.object({
   drain_timeout: z.number().int().positive().default(10_000),
 }).strict();
 
+/** Server-wide bounds on tool calls (docs/tools.md#how-many-at-once). */
+export const ToolsRuntimeSchema = z.object({
+  /**
+   * JavaScript and Python calls running at once, over all tools (each in a process of its own);
+   * more wait for a slot, at most their tool's `timeout`.
+   */
+  max_processes: z.number().int().min(1).max(10_000).default(16),
+}).strict();
+
 /** The runtime block. */
 export const RuntimeSchema = z.object({
   default_tenant_id: z.string().min(1).max(128).default("default"),
@@ -240,6 +249,7 @@ export const RuntimeSchema = z.object({
   pubsub: PubSubSchema.prefault({}),
   replica: ReplicaSchema.prefault({}),
   attached: AttachedSchema.prefault({}),
+  tools: ToolsRuntimeSchema.prefault({}),
   log_level: z.enum(["debug", "info", "warn", "error"]).default("info"),
 }).strict();
 

@@ -47,6 +47,8 @@ export type HostEnd =
   }
   | { kind: "timeout"; loading: boolean; output: string }
   | { kind: "cancelled" }
+  /** No process slot came free in time (./slots.ts): the call never started. */
+  | { kind: "busy"; message: string }
   | { kind: "limit"; message: string; output: string }
   | { kind: "protocol"; line: string; output: string }
   | { kind: "exit"; code: number; signal: string | null; output: string }

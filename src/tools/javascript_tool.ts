@@ -15,7 +15,8 @@ import { toolDirProblems } from "./checks.ts";
 import type { HostEnd, HostSpec } from "./host.ts";
 import { JS_HOST_URL } from "./js_host_source.ts";
 import { errorMessage, interpretReturn, stripAnsi, toolError } from "./outcome.ts";
-import { ProcessPool } from "./pool.ts";
+import { callRequest, ProcessPool } from "./pool.ts";
+import type { ProcessSlots } from "./slots.ts";
 import type { ToolSpec } from "./spec.ts";
 import type { ManagedTool, ToolCallContext, ToolOutcome } from "./types.ts";
 
@@ -230,6 +231,8 @@ export function javaScriptOutcome(
       );
     case "cancelled":
       return toolError("cancelled: the run was cancelled and the tool stopped");
+    case "busy":
+      return toolError(end.message);
     case "limit":
       return toolError(`${end.message}; the tool was stopped`);
     case "protocol":
@@ -261,6 +264,8 @@ export interface JavaScriptToolOptions {
   deno?: string;
   /** Files the tool must never reach (the manifest, the store; see `protectedFiles`). */
   protect?: string[];
+  /** The server's bound on tool processes running calls at once (none: unbounded). */
+  slots?: ProcessSlots;
 }
 
 /** Creates the Tool for a JavaScript/TypeScript manifest tool block. */
@@ -275,7 +280,7 @@ export function createJavaScriptTool(
     const problems = toolDirProblems(spec, protect);
     if (problems.length > 0) throw new Error(problems.join("; "));
     return javaScriptHostSpec(spec, deno);
-  });
+  }, options.slots);
   return {
     name: spec.name,
     description: spec.description,
@@ -284,21 +289,8 @@ export function createJavaScriptTool(
     async call(args: Record<string, unknown>, ctx: ToolCallContext): Promise<ToolOutcome> {
       if (ctx.signal.aborted) return toolError("cancelled before the tool started");
       try {
-        const process = pool.take();
-        if (!process) return toolError("the server is stopping; the tool was not started");
-        const end = await process.call(
-          {
-            args,
-            context: ctx.context,
-            tenant_id: ctx.tenant_id,
-            session_id: ctx.session_id,
-            run_id: ctx.run_id,
-            tool_call_id: ctx.tool_call_id,
-          },
-          ctx,
-          spec.timeout,
-          !pool.prepared,
-        );
+        const end = await pool.call(callRequest(args, ctx), ctx, spec.timeout);
+        if (!end) return toolError("the server is stopping; the tool was not started");
         return javaScriptOutcome(end, spec, ctx.context);
       } catch (err) {
         return toolError(`the tool could not run: ${errorMessage(err)}`);

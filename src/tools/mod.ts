@@ -12,6 +12,7 @@ import { createPythonTool, type PythonToolOptions } from "./python_tool.ts";
 import type { ToolSpec } from "./spec.ts";
 import type { Tool } from "./types.ts";
 import { protectedFiles, toolDirProblems } from "./checks.ts";
+import { ProcessSlots } from "./slots.ts";
 
 export type { ManagedTool, StateUpdate, Tool, ToolCallContext, ToolOutcome } from "./types.ts";
 export type { ToolSpec } from "./spec.ts";
@@ -39,7 +40,7 @@ export async function closeTools(tools: Map<string, Tool>): Promise<void> {
 
 /** Options of `buildTools`. */
 export interface BuildToolsOptions {
-  /** Settings of the Python runner (the interpreter to use...). */
+  /** Settings of the Python runner (the interpreter to use...); its `slots` are the server's. */
   python?: PythonToolOptions;
 }
 
@@ -166,12 +167,14 @@ export function buildTools(config: Config, options: BuildToolsOptions = {}): Map
     problems.push(...resolved.problems);
   }
   if (problems.length > 0) throw new ToolConfigError(problems);
+  // One bound for every tool of the server.
+  const slots = new ProcessSlots(config.manifest.runtime.tools.max_processes);
   return new Map(
     specs.map((spec) => [
       spec.name,
       spec.kind === "python"
-        ? createPythonTool(spec, options.python)
-        : createJavaScriptTool(spec, { protect }),
+        ? createPythonTool(spec, { ...options.python, slots })
+        : createJavaScriptTool(spec, { protect, slots }),
     ]),
   );
 }

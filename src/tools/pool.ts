@@ -5,12 +5,21 @@
  * waits for a start unless calls come faster than processes start. Unprepared (`agentd check`,
  * a tool used on its own), each call starts its process and nothing outlives the call.
  */
-import { type HostSpec, SandboxProcess } from "./host.ts";
+import { type HostCallContext, type HostEnd, type HostSpec, SandboxProcess } from "./host.ts";
+import type { ProcessSlots } from "./slots.ts";
+import type { ToolCallContext } from "./types.ts";
+
+/** What a runner sends its process for one call (JavaScript and Python alike). */
+export function callRequest(args: Record<string, unknown>, ctx: ToolCallContext) {
+  const { context, tenant_id, session_id, run_id, tool_call_id } = ctx;
+  return { args, context, tenant_id, session_id, run_id, tool_call_id };
+}
 
 /** A tool's sandbox processes, started ahead of the calls once prepared. */
 export class ProcessPool {
   readonly #spec: () => HostSpec;
   readonly #size: number;
+  readonly #slots: ProcessSlots | undefined;
   #idle: SandboxProcess[] = [];
   /** Taken processes until they have exited (a prepared pool does not wait for that per call). */
   #taken = new Set<SandboxProcess>();
@@ -19,18 +28,50 @@ export class ProcessPool {
 
   /**
    * @param spec how to start a process (called for each start)
+   * @param slots the server's bound on processes running calls at once (none: unbounded)
    * @param size how many started processes wait for calls once prepared
    */
-  constructor(spec: () => HostSpec, size = 1) {
+  constructor(spec: () => HostSpec, slots?: ProcessSlots, size = 1) {
     this.#spec = spec;
+    this.#slots = slots;
     this.#size = size;
+  }
+
+  /**
+   * Runs one call in a process of its own, once a slot is free (see ./slots.ts): the slot is
+   * held until that process has exited. `timeout` bounds the wait for a slot and, from when the
+   * process gets the call, the call (`busy` when no slot came in time). Null once the pool is
+   * closed. Throws when a process cannot be started at all.
+   */
+  async call(request: unknown, ctx: HostCallContext, timeout: number): Promise<HostEnd | null> {
+    const release = this.#slots ? await this.#slots.acquire(ctx.signal, timeout) : () => {};
+    if (release === "cancelled") return { kind: "cancelled" };
+    if (release === "timeout") {
+      const message =
+        `all ${this.#slots!.max} tool process slots stayed in use for ${timeout} ms ` +
+        "(runtime.tools.max_processes); the call did not start";
+      return { kind: "busy", message };
+    }
+    let process: SandboxProcess | null;
+    try {
+      process = this.#take();
+    } catch (err) {
+      release();
+      throw err;
+    }
+    if (!process) {
+      release();
+      return null;
+    }
+    process.exited.then(release);
+    return await process.call(request, ctx, timeout, !this.#warm);
   }
 
   /**
    * A process for one call (ready, still loading, or failed to load); null once closed. Throws
    * what `spec` throws when a process cannot be started at all.
    */
-  take(): SandboxProcess | null {
+  #take(): SandboxProcess | null {
     if (this.#closed) return null;
     let process: SandboxProcess | undefined;
     // One that died after loading (killed from outside) serves no call; one that failed to load
@@ -45,11 +86,6 @@ export class ProcessPool {
       this.#fill();
     });
     return taken;
-  }
-
-  /** Whether calls may return before their process has exited (`close` waits for it). */
-  get prepared(): boolean {
-    return this.#warm;
   }
 
   /**

@@ -13,7 +13,8 @@
 import { isAbsolute, resolve } from "node:path";
 import type { HostEnd, HostSpec } from "./host.ts";
 import { errorMessage, interpretReturn, toolError } from "./outcome.ts";
-import { ProcessPool } from "./pool.ts";
+import { callRequest, ProcessPool } from "./pool.ts";
+import type { ProcessSlots } from "./slots.ts";
 import { PYTHON_RUNNER_SOURCE } from "./python_runner_source.ts";
 import { realDir, sandboxCommand, sandboxHost } from "./sandbox.ts";
 import type { ToolSpec } from "./spec.ts";
@@ -25,7 +26,12 @@ export interface PythonToolOptions {
   python?: string;
   /** How many characters of the process's stderr an error message keeps (the end); default 2000. */
   stderrTail?: number;
+  /** The server's bound on tool processes running calls at once (none: unbounded). */
+  slots?: ProcessSlots;
 }
+
+/** The runner settings a process is started with. */
+type RunnerSettings = Required<Omit<PythonToolOptions, "slots">>;
 
 /**
  * Environment variables a Python tool always gets, when the server has them: enough to find the
@@ -122,7 +128,7 @@ export async function realInterpreter(
 export function pythonHostSpec(
   spec: ToolSpec,
   runtime: PythonRuntime,
-  options: Required<PythonToolOptions>,
+  options: RunnerSettings,
 ): HostSpec {
   const module = resolve(spec.module);
   const dir = realDir(module);
@@ -192,6 +198,8 @@ export function pythonOutcome(
       );
     case "cancelled":
       return toolError("cancelled: the run was cancelled and the tool's processes were killed");
+    case "busy":
+      return toolError(end.message);
     case "limit":
       return withStderr(`${end.message}; the tool's processes were killed`, end.output);
     case "protocol":
@@ -231,7 +239,7 @@ function exists(path: string): boolean {
 /** Creates the Tool for a Python manifest tool block (`function` is required). */
 export function createPythonTool(spec: ToolSpec, options: PythonToolOptions = {}): ManagedTool {
   if (!spec.function) throw new Error(`tool '${spec.name}': a python tool needs a function name`);
-  const settings: Required<PythonToolOptions> = {
+  const settings: RunnerSettings = {
     python: options.python ?? "python3",
     stderrTail: options.stderrTail ?? 2000,
   };
@@ -243,7 +251,7 @@ export function createPythonTool(spec: ToolSpec, options: PythonToolOptions = {}
       pythonEnv(spec),
       spec.sandbox !== "none",
     ));
-  const pool = new ProcessPool(() => pythonHostSpec(spec, runtime!, settings));
+  const pool = new ProcessPool(() => pythonHostSpec(spec, runtime!, settings), options.slots);
   // A probe still running (the server stops right after it started) is waited for, not leaked.
   const close = async () => {
     await probed;
@@ -261,21 +269,8 @@ export function createPythonTool(spec: ToolSpec, options: PythonToolOptions = {}
         if (isAbsolute(executable) && !exists(executable)) {
           return toolError(`the Python interpreter '${executable}' was not found`);
         }
-        const process = pool.take();
-        if (!process) return toolError("the server is stopping; the tool was not started");
-        const end = await process.call(
-          {
-            args,
-            context: ctx.context,
-            tenant_id: ctx.tenant_id,
-            session_id: ctx.session_id,
-            run_id: ctx.run_id,
-            tool_call_id: ctx.tool_call_id,
-          },
-          ctx,
-          spec.timeout,
-          !pool.prepared,
-        );
+        const end = await pool.call(callRequest(args, ctx), ctx, spec.timeout);
+        if (!end) return toolError("the server is stopping; the tool was not started");
         return pythonOutcome(end, spec, executable, ctx.context);
       } catch (err) {
         return toolError(`the tool could not run: ${errorMessage(err)}`);
