@@ -30,6 +30,7 @@ export {
 } from "./python_tool.ts";
 export type { PythonRuntime, PythonToolOptions } from "./python_tool.ts";
 export { scrubTools } from "./scrub.ts";
+export { ProcessSlots, type Release } from "./slots.ts";
 export { wrapTool } from "./wrap.ts";
 export { protectedFiles, sandboxProblems, toolWarnings } from "./checks.ts";
 
