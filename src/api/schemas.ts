@@ -266,9 +266,14 @@ export const queryObject = <S extends z.ZodRawShape>(shape: S) =>
   z.strictObject(shape, {
     error: (issue) =>
       issue.code === "unrecognized_keys"
-        ? `unknown query parameter; known: ${Object.keys(shape)}`
+        ? (Object.keys(shape).length > 0
+          ? `unknown query parameter; known: ${Object.keys(shape)}`
+          : "unknown query parameter; this endpoint takes none")
         : undefined,
   });
+
+/** The query of an endpoint that takes no parameters: any one is refused as unknown. */
+export const NoQuerySchema = queryObject({});
 
 const PAGE_SHAPE = { per_page: PerPageSchema, page: PageCursorSchema };
 

@@ -3,6 +3,7 @@ import {
   MessageInputSchema,
   MessageListSchema,
   MessageSchema,
+  NoQuerySchema,
   PageQuerySchema,
 } from "../../api/schemas.ts";
 import { errors } from "../../errors.ts";
@@ -22,6 +23,7 @@ export function messageRoutes(): Routes {
     description: "Refused while a run of the session is running.",
     middleware: jsonBody(),
     request: {
+      query: NoQuerySchema,
       params: SessionParams,
       body: { required: true, content: { "application/json": { schema: MessageInputSchema } } },
     },
@@ -74,7 +76,7 @@ export function messageRoutes(): Routes {
     operationId: "getMessage",
     tags: ["Messages"],
     summary: "Read a message",
-    request: { params: MessageParams },
+    request: { params: MessageParams, query: NoQuerySchema },
     responses: {
       200: {
         description: "The message.",
@@ -98,7 +100,7 @@ export function messageRoutes(): Routes {
     tags: ["Messages"],
     summary: "Delete a message",
     description: "Refused while a run of the session is running.",
-    request: { params: MessageParams },
+    request: { params: MessageParams, query: NoQuerySchema },
     responses: { 204: { description: "Deleted." } },
     "x-errors": [404001, 404003, 409003],
   }, async (c) => {

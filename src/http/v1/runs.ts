@@ -1,5 +1,6 @@
 /** Runs: list, read, start attached or detached, cancel, re-attach. */
 import {
+  NoQuerySchema,
   RunListQuerySchema,
   RunListSchema,
   RunRequestSchema,
@@ -122,7 +123,7 @@ export function runRoutes(): Routes {
     tags: ["Runs"],
     summary: "Read a run",
     description: "Another tenant's run is not found.",
-    request: { params: RunParams },
+    request: { params: RunParams, query: NoQuerySchema },
     responses: {
       200: { description: "The run.", content: { "application/json": { schema: RunSchema } } },
     },
@@ -143,7 +144,7 @@ export function runRoutes(): Routes {
     description: "Closing the response before the run finishes cancels the run. A session " +
       "named by `session_id` that does not exist yet is created.",
     middleware: jsonBody(),
-    request: { body: RUN_BODY },
+    request: { body: RUN_BODY, query: NoQuerySchema },
     responses: {
       200: {
         description: "The run's event stream.",
@@ -182,7 +183,7 @@ export function runRoutes(): Routes {
     summary: "Start a run in the background",
     description: "The run continues after the response; dropping this request changes nothing.",
     middleware: jsonBody(),
-    request: { body: RUN_BODY },
+    request: { body: RUN_BODY, query: NoQuerySchema },
     responses: {
       202: {
         description: "The run started.",
@@ -209,7 +210,7 @@ export function runRoutes(): Routes {
     tags: ["Runs"],
     summary: "Cancel a run",
     description: "204 whether it cancelled a running run or the run had already ended.",
-    request: { params: RunParams },
+    request: { params: RunParams, query: NoQuerySchema },
     responses: { 204: { description: "Cancelled, or already terminal." } },
     "x-errors": [404002],
   }, async (c) => {

@@ -1,5 +1,6 @@
 /** Sessions: create, list, read, delete. */
 import {
+  NoQuerySchema,
   PageQuerySchema,
   SessionCreateSchema,
   SessionListSchema,
@@ -22,6 +23,7 @@ export function sessionRoutes(): Routes {
     description: "An empty body creates a session with a generated id.",
     middleware: jsonBody({ optional: true }),
     request: {
+      query: NoQuerySchema,
       body: { required: false, content: { "application/json": { schema: SessionCreateSchema } } },
     },
     responses: {
@@ -65,7 +67,7 @@ export function sessionRoutes(): Routes {
     operationId: "getSession",
     tags: ["Sessions"],
     summary: "Read a session",
-    request: { params: SessionParams },
+    request: { params: SessionParams, query: NoQuerySchema },
     responses: {
       200: {
         description: "The session.",
@@ -87,7 +89,7 @@ export function sessionRoutes(): Routes {
     tags: ["Sessions"],
     summary: "Delete a session",
     description: "Its messages, runs and checkpoints go with it.",
-    request: { params: SessionParams },
+    request: { params: SessionParams, query: NoQuerySchema },
     responses: { 204: { description: "Deleted." } },
     "x-errors": [404001, 409003],
   }, async (c) => {
