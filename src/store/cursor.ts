@@ -97,6 +97,20 @@ export function pageWindow(page: PageQuery): { after: number; limit: number } {
 }
 
 /**
+ * A page of `rows` whose records are `items`, made from its first rows only: when there are
+ * fewer items than rows (a page cut short by a size budget), the next page starts after the last
+ * row shown.
+ */
+export function cutPage<T>(page: Page<{ seq: number }>, items: T[]): Page<T> {
+  const cut = items.length < page.items.length;
+  return {
+    items,
+    count: page.count,
+    next_page: cut ? encodeCursor(page.items[items.length - 1].seq) : page.next_page,
+  };
+}
+
+/**
  * Builds the list envelope from up to `per_page + 1` rows ordered by their key (`seq` unless
  * `key` says otherwise): the extra row only says that a next page exists.
  */

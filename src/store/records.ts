@@ -147,6 +147,43 @@ export function toCheckpointHead(row: CheckpointRow): CheckpointHead {
   };
 }
 
+/** A message row read for a page of checkpoints, with its clocks. */
+export interface ClockedMessage {
+  message: Message;
+  added_clock: number;
+  removed_clock: number | null;
+}
+
+/**
+ * Messages a page of checkpoints carries at most, over all its checkpoints' conversations
+ * (docs/api.md#checkpoints): each conversation is a copy in the response, so a page of a long
+ * session's checkpoints would otherwise hold the square of its length.
+ */
+export const CHECKPOINT_PAGE_MESSAGES = 10_000;
+
+/**
+ * The checkpoints of `rows` (in order) with their conversations picked from `candidates` (every
+ * message visible at one of their clocks, in order), as many as fit `budget` messages in all,
+ * always at least one: the first rows' (`cutPage` makes the page of them).
+ */
+export function checkpointsOf(
+  rows: CheckpointRow[],
+  candidates: ClockedMessage[],
+  budget = Infinity,
+): Checkpoint[] {
+  const items: Checkpoint[] = [];
+  let total = 0;
+  for (const row of rows) {
+    const messages = candidates.filter((c) => visibleAt(c, row.message_clock)).map((c) =>
+      c.message
+    );
+    total += messages.length;
+    if (items.length > 0 && total > budget) break;
+    items.push(toCheckpoint(row, messages));
+  }
+  return items;
+}
+
 /**
  * Whether a message row is part of the conversation at clock `mark`: added by then and not yet
  * removed. Both stores select with the same condition in SQL; this one serves list pages, which

@@ -67,6 +67,27 @@ for (const kind of storeKinds) {
     const last = await (await t.fetch("/v1/sessions/long/messages?per_page=1")).json();
     assert.equal(last.count, 2000, "two messages a turn");
 
+    // A page of checkpoints copies each one's conversation: 1,000 of them would be ~1M messages.
+    // It is cut at 10,000 messages in all, and the next page goes on right after the cut.
+    type Cp = { step: number; checkpoint_id: string; state: { messages: unknown[] } };
+    const page = async (query: string) =>
+      (await (await t.fetch(`/v1/sessions/long/checkpoints?${query}`)).json()) as {
+        items: Cp[];
+        count: number;
+        next_page: string | null;
+      };
+    const total = (items: Cp[]) => items.reduce((n, cp) => n + cp.state.messages.length, 0);
+    const first = await page("per_page=1000");
+    assert.ok(first.items.length > 1 && first.items.length < 1000, `${first.items.length} items`);
+    assert.ok(total(first.items) <= 10_000, `${total(first.items)} messages on the page`);
+    assert.equal(first.count, 1000);
+    assert.ok(first.next_page);
+    const second = await page(`per_page=1000&page=${encodeURIComponent(first.next_page!)}`);
+    assert.ok(total(second.items) <= 10_000, `${total(second.items)} messages on the page`);
+    // One checkpoint a turn, steps counting on: nothing skipped or repeated at the cut.
+    const steps = [...first.items, ...second.items].map((cp) => cp.step);
+    assert.deepEqual(steps, steps.map((_, i) => steps[0] + i));
+
     console.log(`${kind}: bytes after 250 and 1000 turns`, sizes);
     // The quadratic copy needed ~16x the bytes for 4x the turns; a reference needs ~4x.
     assert.ok(

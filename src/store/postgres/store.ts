@@ -17,22 +17,22 @@ import type {
 } from "../../api/schemas.ts";
 import { type Clock, systemClock } from "../../clock.ts";
 import { errors } from "../errors.ts";
-import { decodeRecentCursor, pageWindow, toPage, toRecentPage } from "../cursor.ts";
+import { cutPage, decodeRecentCursor, pageWindow, toPage, toRecentPage } from "../cursor.ts";
 import { type Conversion, pendingMigrations, SCHEMA_MIGRATIONS_DDL } from "../migrations/mod.ts";
 import {
+  CHECKPOINT_PAGE_MESSAGES,
   type CheckpointRow,
+  checkpointsOf,
   type MessageRow,
   messageValues,
   newMessages,
   replicaLostMessagePrefix,
   type RunRow,
   type SessionRow,
-  toCheckpoint,
   toCheckpointHead,
   toMessage,
   toRun,
   toSession,
-  visibleAt,
 } from "../records.ts";
 import {
   type ChainFilter,
@@ -700,7 +700,13 @@ export class PostgresStore implements Store {
   // Checkpoints
 
   /** Checkpoint records for rows of one session, each with the conversation of its clock. */
-  async #checkpoints(tenant: string, sessionId: string, rows: Row[]): Promise<Checkpoint[]> {
+  /** The checkpoints of `rows` with their conversations, within `budget` messages in all. */
+  async #checkpoints(
+    tenant: string,
+    sessionId: string,
+    rows: Row[],
+    budget?: number,
+  ): Promise<Checkpoint[]> {
     if (rows.length === 0) return [];
     const cps = rows.map(checkpointRow);
     const marks = cps.map((r) => r.message_clock);
@@ -714,12 +720,7 @@ export class PostgresStore implements Store {
       added_clock: Number(r.added_clock),
       removed_clock: r.removed_clock === null ? null : Number(r.removed_clock),
     }));
-    return cps.map((cp) =>
-      toCheckpoint(
-        cp,
-        candidates.filter((c) => visibleAt(c, cp.message_clock)).map((c) => c.message),
-      )
-    );
+    return checkpointsOf(cps, candidates, budget);
   }
 
   async getCheckpoint(
@@ -750,7 +751,8 @@ export class PostgresStore implements Store {
     const [{ n }] = await this.#sql`SELECT count(*) AS n FROM checkpoints
       WHERE tenant_id = ${tenant} AND session_id = ${sessionId}`;
     const paged = toPage([...rows], page.per_page, Number(n), (r) => r, (r) => Number(r.seq));
-    return { ...paged, items: await this.#checkpoints(tenant, sessionId, paged.items) };
+    const items = await this.#checkpoints(tenant, sessionId, paged.items, CHECKPOINT_PAGE_MESSAGES);
+    return cutPage({ ...paged, items: paged.items.map((r) => ({ seq: Number(r.seq) })) }, items);
   }
 }
 

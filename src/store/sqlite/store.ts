@@ -21,22 +21,22 @@ import type {
 } from "../../api/schemas.ts";
 import { type Clock, systemClock } from "../../clock.ts";
 import { errors } from "../errors.ts";
-import { decodeRecentCursor, pageWindow, toPage, toRecentPage } from "../cursor.ts";
+import { cutPage, decodeRecentCursor, pageWindow, toPage, toRecentPage } from "../cursor.ts";
 import { type Conversion, pendingMigrations, SCHEMA_MIGRATIONS_DDL } from "../migrations/mod.ts";
 import {
+  CHECKPOINT_PAGE_MESSAGES,
   type CheckpointRow,
+  checkpointsOf,
   type MessageRow,
   messageValues,
   newMessages,
   replicaLostMessagePrefix,
   type RunRow,
   type SessionRow,
-  toCheckpoint,
   toCheckpointHead,
   toMessage,
   toRun,
   toSession,
-  visibleAt,
 } from "../records.ts";
 import {
   type ChainFilter,
@@ -400,7 +400,13 @@ export class SqliteStore implements Store {
   }
 
   /** Checkpoint records for rows of one session, each with the conversation of its clock. */
-  #checkpoints(tenant: string, sessionId: string, rows: CheckpointRow[]): Checkpoint[] {
+  /** The checkpoints of `rows` with their conversations, within `budget` messages in all. */
+  #checkpoints(
+    tenant: string,
+    sessionId: string,
+    rows: CheckpointRow[],
+    budget?: number,
+  ): Checkpoint[] {
     if (rows.length === 0) return [];
     const marks = rows.map((r) => r.message_clock);
     const low = Math.min(...marks);
@@ -419,12 +425,7 @@ export class SqliteStore implements Store {
       added_clock: r.added_clock as number,
       removed_clock: r.removed_clock as number | null,
     }));
-    return rows.map((row) =>
-      toCheckpoint(
-        row,
-        candidates.filter((c) => visibleAt(c, row.message_clock)).map((c) => c.message),
-      )
-    );
+    return checkpointsOf(rows, candidates, budget);
   }
 
   migrate(): Promise<void> {
@@ -1073,7 +1074,10 @@ export class SqliteStore implements Store {
         sessionId,
       )!;
       const paged = toPage(rows, page.per_page, count.n as number, (r) => r);
-      return { ...paged, items: this.#checkpoints(tenant, sessionId, paged.items) };
+      return cutPage(
+        paged,
+        this.#checkpoints(tenant, sessionId, paged.items, CHECKPOINT_PAGE_MESSAGES),
+      );
     });
   }
 }
