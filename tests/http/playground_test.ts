@@ -255,6 +255,17 @@ Deno.test({
       assert.match(changes, /add \/last_task = "again"/);
       assert.equal(await page.locator('.toolcall[data-tool="progress"]').count(), 2);
       await screenshot(page, "tools_state");
+
+      // Reloaded, the page reads the state back from the session's latest checkpoint.
+      await page.reload();
+      await page.locator("body[data-ready=true]").waitFor();
+      await page.waitForFunction(() =>
+        document.querySelector("#state")?.textContent?.includes("again")
+      );
+      assert.deepEqual(JSON.parse(await textOf(page, "#state")), {
+        counter: 2,
+        last_task: "again",
+      });
     });
 
     await t.step("cancels a running run", async () => {

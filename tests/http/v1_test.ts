@@ -148,6 +148,35 @@ for (const kind of storeKinds) {
       await assertError(await t.fetch("/v1/sessions/nope/checkpoints"), 404001);
     });
 
+    await tt.step(
+      "checkpoints: read one by id, the latest run's is the session's state",
+      async () => {
+        const res = await t.fetch("/v1/runs", {
+          method: "POST",
+          json: {
+            session_id: "with-state",
+            context: { city: "Lyon" },
+            messages: [{ role: "user", content: [{ type: "text", value: "hello" }] }],
+          },
+        });
+        await res.text();
+        const runs = await json(await t.fetch("/v1/sessions/with-state/runs"));
+        const run = (runs.items as Record<string, unknown>[]).at(-1)!;
+        const listed = await json(await t.fetch("/v1/sessions/with-state/checkpoints"));
+        const latest = (listed.items as Record<string, unknown>[]).at(-1)!;
+        assert.equal(run.checkpoint_id, latest.checkpoint_id);
+        const path = `/v1/sessions/with-state/checkpoints/${run.checkpoint_id}`;
+        assert.deepEqual(await json(await t.fetch(path)), latest);
+        await assertError(await t.fetch("/v1/sessions/with-state/checkpoints/nope"), 404004);
+        await assertError(
+          await t.fetch(`/v1/sessions/s1/checkpoints/${run.checkpoint_id}`),
+          404004,
+        );
+        await assertError(await t.fetch(path, { tenant: "other" }), 404001);
+        await assertError(await t.fetch(`${path}?zz=1`), 422000);
+      },
+    );
+
     await tt.step("runs: read and list with every filter", async () => {
       const store = t.server.store;
       await store.createRun("default", {

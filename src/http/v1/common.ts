@@ -9,6 +9,10 @@ export const SessionParams = z.object({ session_id: z.string().describe("The ses
 export const MessageParams = SessionParams.extend({
   message_id: z.string().describe("The message's id."),
 });
+/** `{session_id}` and `{checkpoint_id}`. */
+export const CheckpointParams = SessionParams.extend({
+  checkpoint_id: z.string().describe("The checkpoint's id."),
+});
 /** `{run_id}`. */
 export const RunParams = z.object({ run_id: z.string().describe("The run's id.") });
 

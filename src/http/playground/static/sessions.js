@@ -151,13 +151,20 @@ export async function loadSession(id) {
   hideInterrupt();
   let messages;
   let runs;
-  let checkpoints;
+  let checkpoint = null;
   try {
-    [messages, runs, checkpoints] = await Promise.all([
+    [messages, runs] = await Promise.all([
       listAll("/v1/sessions/" + enc(id) + "/messages"),
       listAll("/v1/sessions/" + enc(id) + "/runs"),
-      listAll("/v1/sessions/" + enc(id) + "/checkpoints"),
     ]);
+    // The session's state is its latest checkpoint: the one of its latest run that wrote one.
+    const withState = runs.filter((r) => r.checkpoint_id).pop();
+    if (withState) {
+      checkpoint = await api(
+        "GET",
+        "/v1/sessions/" + enc(id) + "/checkpoints/" + enc(withState.checkpoint_id),
+      );
+    }
   } catch (err) {
     if (token !== ui.loadToken) return;
     if (err instanceof ApiError && err.status === 404) {
@@ -177,8 +184,7 @@ export async function loadSession(id) {
   if (token !== ui.loadToken) return;
   renderMessages(messages);
   ui.runs = runs;
-  const last = checkpoints[checkpoints.length - 1];
-  setContext(last ? last.state.context : null, null, false);
+  setContext(checkpoint ? checkpoint.state.context : null, null, false);
   const active = saved.get("active", null);
   const running =
     runs.find((r) => r.status === "running" && active && r.run_id === active.run_id) ||
