@@ -97,16 +97,20 @@ export function pageWindow(page: PageQuery): { after: number; limit: number } {
 }
 
 /**
- * A page of `rows` whose records are `items`, made from its first rows only: when there are
- * fewer items than rows (a page cut short by a size budget), the next page starts after the last
- * row shown.
+ * A page of rows (`toPage`) whose records are `items`, made from its first rows only: when there
+ * are fewer items than rows (a page cut short by a size budget), the next page starts after the
+ * last row shown. `key` as for `toPage`.
  */
-export function cutPage<T>(page: Page<{ seq: number }>, items: T[]): Page<T> {
+export function cutPage<R, T>(
+  page: Page<R>,
+  items: T[],
+  key: (row: R) => number = (row) => (row as { seq: number }).seq,
+): Page<T> {
   const cut = items.length < page.items.length;
   return {
     items,
     count: page.count,
-    next_page: cut ? encodeCursor(page.items[items.length - 1].seq) : page.next_page,
+    next_page: cut ? encodeCursor(key(page.items[items.length - 1])) : page.next_page,
   };
 }
 

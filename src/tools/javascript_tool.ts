@@ -15,7 +15,7 @@ import { toolDirProblems } from "./checks.ts";
 import type { HostEnd, HostSpec } from "./host.ts";
 import { JS_HOST_URL } from "./js_host_source.ts";
 import { errorMessage, interpretReturn, stripAnsi, toolError } from "./outcome.ts";
-import { callRequest, ProcessPool } from "./pool.ts";
+import { ProcessPool } from "./pool.ts";
 import type { ProcessSlots } from "./slots.ts";
 import type { ToolSpec } from "./spec.ts";
 import type { ManagedTool, ToolCallContext, ToolOutcome } from "./types.ts";
@@ -289,7 +289,7 @@ export function createJavaScriptTool(
     async call(args: Record<string, unknown>, ctx: ToolCallContext): Promise<ToolOutcome> {
       if (ctx.signal.aborted) return toolError("cancelled before the tool started");
       try {
-        const end = await pool.call(callRequest(args, ctx), ctx, spec.timeout);
+        const end = await pool.call(args, ctx, spec.timeout);
         if (!end) return toolError("the server is stopping; the tool was not started");
         return javaScriptOutcome(end, spec, ctx.context);
       } catch (err) {

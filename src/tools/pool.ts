@@ -5,15 +5,9 @@
  * waits for a start unless calls come faster than processes start. Unprepared (`agentd check`,
  * a tool used on its own), each call starts its process and nothing outlives the call.
  */
-import { type HostCallContext, type HostEnd, type HostSpec, SandboxProcess } from "./host.ts";
+import { type HostEnd, type HostSpec, SandboxProcess } from "./host.ts";
 import type { ProcessSlots } from "./slots.ts";
 import type { ToolCallContext } from "./types.ts";
-
-/** What a runner sends its process for one call (JavaScript and Python alike). */
-export function callRequest(args: Record<string, unknown>, ctx: ToolCallContext) {
-  const { context, tenant_id, session_id, run_id, tool_call_id } = ctx;
-  return { args, context, tenant_id, session_id, run_id, tool_call_id };
-}
 
 /** A tool's sandbox processes, started ahead of the calls once prepared. */
 export class ProcessPool {
@@ -43,7 +37,11 @@ export class ProcessPool {
    * process gets the call, the call (`busy` when no slot came in time). Null once the pool is
    * closed. Throws when a process cannot be started at all.
    */
-  async call(request: unknown, ctx: HostCallContext, timeout: number): Promise<HostEnd | null> {
+  async call(
+    args: Record<string, unknown>,
+    ctx: ToolCallContext,
+    timeout: number,
+  ): Promise<HostEnd | null> {
     const release = this.#slots ? await this.#slots.acquire(ctx.signal, timeout) : () => {};
     if (release === "cancelled") return { kind: "cancelled" };
     if (release === "timeout") {
@@ -64,6 +62,9 @@ export class ProcessPool {
       return null;
     }
     process.exited.then(release);
+    // What the process gets, JavaScript and Python alike.
+    const { context, tenant_id, session_id, run_id, tool_call_id } = ctx;
+    const request = { args, context, tenant_id, session_id, run_id, tool_call_id };
     return await process.call(request, ctx, timeout, !this.#warm);
   }
 

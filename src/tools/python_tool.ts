@@ -13,7 +13,7 @@
 import { isAbsolute, resolve } from "node:path";
 import type { HostEnd, HostSpec } from "./host.ts";
 import { errorMessage, interpretReturn, toolError } from "./outcome.ts";
-import { callRequest, ProcessPool } from "./pool.ts";
+import { ProcessPool } from "./pool.ts";
 import type { ProcessSlots } from "./slots.ts";
 import { PYTHON_RUNNER_SOURCE } from "./python_runner_source.ts";
 import { realDir, sandboxCommand, sandboxHost } from "./sandbox.ts";
@@ -269,7 +269,7 @@ export function createPythonTool(spec: ToolSpec, options: PythonToolOptions = {}
         if (isAbsolute(executable) && !exists(executable)) {
           return toolError(`the Python interpreter '${executable}' was not found`);
         }
-        const end = await pool.call(callRequest(args, ctx), ctx, spec.timeout);
+        const end = await pool.call(args, ctx, spec.timeout);
         if (!end) return toolError("the server is stopping; the tool was not started");
         return pythonOutcome(end, spec, executable, ctx.context);
       } catch (err) {

@@ -86,8 +86,9 @@ export function extensionHeader(activated: readonly string[]): Record<string, st
 }
 
 /**
- * The cursor a subscription resumes from, on both bindings: `Last-Event-ID` (the id of the last frame the client
- * got, `N[.k]` or `<run_id>/N[.k]`), or the `after` query parameter; none without either.
+ * The cursor a subscription resumes from, on both bindings: `Last-Event-ID` (the id of the last
+ * frame the client got, `N[.k]` or `<run_id>/N[.k]`), or the `after` query parameter; none
+ * without either.
  */
 export function taskCursor(c: Context<AppEnv>): TaskCursor | undefined {
   const header = c.req.header("last-event-id")?.trim();

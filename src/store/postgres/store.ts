@@ -699,8 +699,10 @@ export class PostgresStore implements Store {
 
   // Checkpoints
 
-  /** Checkpoint records for rows of one session, each with the conversation of its clock. */
-  /** The checkpoints of `rows` with their conversations, within `budget` messages in all. */
+  /**
+   * Checkpoint records for rows of one session, each with the conversation of its clock, as many
+   * as fit `budget` messages in all (`checkpointsOf`).
+   */
   async #checkpoints(
     tenant: string,
     sessionId: string,
@@ -750,9 +752,10 @@ export class PostgresStore implements Store {
       AND session_id = ${sessionId} AND seq > ${after} ORDER BY seq LIMIT ${limit}`;
     const [{ n }] = await this.#sql`SELECT count(*) AS n FROM checkpoints
       WHERE tenant_id = ${tenant} AND session_id = ${sessionId}`;
-    const paged = toPage([...rows], page.per_page, Number(n), (r) => r, (r) => Number(r.seq));
+    const seq = (r: Row) => Number(r.seq);
+    const paged = toPage([...rows], page.per_page, Number(n), (r) => r, seq);
     const items = await this.#checkpoints(tenant, sessionId, paged.items, CHECKPOINT_PAGE_MESSAGES);
-    return cutPage({ ...paged, items: paged.items.map((r) => ({ seq: Number(r.seq) })) }, items);
+    return cutPage(paged, items, seq);
   }
 }
 

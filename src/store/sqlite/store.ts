@@ -399,8 +399,10 @@ export class SqliteStore implements Store {
     ).map((r) => toMessage(messageRow(r)));
   }
 
-  /** Checkpoint records for rows of one session, each with the conversation of its clock. */
-  /** The checkpoints of `rows` with their conversations, within `budget` messages in all. */
+  /**
+   * Checkpoint records for rows of one session, each with the conversation of its clock, as many
+   * as fit `budget` messages in all (`checkpointsOf`).
+   */
   #checkpoints(
     tenant: string,
     sessionId: string,
