@@ -396,17 +396,11 @@ async function* events(
 ): AsyncGenerator<ModelEvent> {
   const { reader, buffered, controller } = established;
   const { resolved, signal, metrics } = ctx;
-  // One listener rejects the read in flight: racing every read against one pending abort promise
-  // would pile a reaction per part onto it for as long as the stream runs.
-  let rejectRead: ((reason: unknown) => void) | null = null;
-  const abortListener = () => rejectRead?.(signal.reason);
+  // Cancelling the reader settles the read in flight at once (done), even when the source ignores
+  // the abort; the loop then throws the signal's reason. Racing every read against an abort
+  // promise instead would cost a promise per part, or pile a reaction per part onto one.
+  const abortListener = () => void reader.cancel(signal.reason).catch(() => {});
   signal.addEventListener("abort", abortListener, { once: true });
-  // (A settled read's reject left in `rejectRead` does nothing when called.)
-  const read = () =>
-    new Promise<ReadableStreamReadResult<Part>>((resolve, reject) => {
-      rejectRead = reject;
-      reader.read().then(resolve, reject);
-    });
   const fail = (message: string) =>
     new ModelError(
       "model_stream",
@@ -434,7 +428,8 @@ async function* events(
       if (signal.aborted) throw signal.reason;
       let part = buffered.shift();
       if (part === undefined) {
-        const next = await read();
+        const next = await reader.read();
+        if (signal.aborted) throw signal.reason;
         if (next.done) {
           done = true;
           break;

@@ -417,6 +417,48 @@ Deno.test("abort: mid-stream ends the iterator with the signal's reason", async 
   assert.ok(ms < 600, `elapsed ${ms}`);
 });
 
+Deno.test("abort: mid-stream ends the iterator at once even when the body ignores it", async () => {
+  // A response whose body sends one token, then neither ends nor reacts to cancel or abort.
+  const frame = (delta: Record<string, unknown>) =>
+    `data: ${
+      JSON.stringify({
+        id: "c",
+        object: "chat.completion.chunk",
+        created: 1,
+        model: "m",
+        choices: [{ index: 0, delta, finish_reason: null }],
+      })
+    }\n\n`;
+  const deaf: typeof fetch = () =>
+    Promise.resolve(
+      new Response(
+        new ReadableStream({
+          start(controller) {
+            controller.enqueue(
+              new TextEncoder().encode(frame({ role: "assistant", content: "a " })),
+            );
+          },
+          cancel: () => new Promise(() => {}),
+        }),
+        { headers: { "content-type": "text/event-stream" } },
+      ),
+    );
+  const ac = new AbortController();
+  const deafClient = createModelClient({ env: {}, fetch: deaf });
+  const stream = await deafClient.open(
+    resolved("openai", "http://127.0.0.1:9/v1"),
+    ask("x"),
+    ac.signal,
+  );
+  const { ms, error } = await timed(async () => {
+    for await (const e of stream.events) {
+      if (e.type === "text-delta") setTimeout(() => ac.abort(new Error("stop now")), 50);
+    }
+  });
+  assert.ok(error instanceof Error && error.message === "stop now", String(error));
+  assert.ok(ms < 1000, `elapsed ${ms}`);
+});
+
 Deno.test("abort: an already aborted signal never requests", async () => {
   await using server = openai.startFakeOpenAI();
   const ac = new AbortController();
