@@ -175,6 +175,11 @@ export function traceModelClient(client: ModelClient, tracer: Tracer): ModelClie
         span.end();
         throw err;
       }
+      // A span that records nothing (OpenTelemetry off) needs no layer around every event.
+      if (!span.recording) {
+        span.end();
+        return stream;
+      }
       span.setAttribute("agentd.model.attempts", stream.attempts);
       span.setAttribute("agentd.model.establish_ms", stream.establish_ms);
       let first = true;
