@@ -2,6 +2,7 @@
  * Server-Sent Events over Web Streams: frames, keep-alive comments, and a hook for the client
  * going away (which the attached run stream turns into a cancellation).
  */
+import { clearImmediate, setImmediate } from "node:timers";
 
 /**
  * One SSE frame: an optional `id:` line (the stream cursor, see cursor.ts), an optional `event:`
@@ -40,16 +41,34 @@ export interface SseOptions {
 const encoder = new TextEncoder();
 
 /**
+ * Characters of frames one chunk of the body holds at most: a burst longer than this (a replay of
+ * a long history) goes out in several chunks, so the client's pace still holds its source back.
+ */
+const CHUNK_CHARS = 64 * 1024;
+
+/** What a frame read raced against: the macrotask after the one that produced the first frame. */
+const TURN_ENDED = Symbol("turn ended");
+
+/**
  * Streams `frames` (already encoded SSE text) as a `text/event-stream` response. Frames are pulled
  * only as fast as the client reads, so a slow reader backs up into its source (a pub/sub
  * subscription drops it at its capacity; an attached run's bounded queue makes the run wait for
  * it, then drops it) instead of into this process's memory. The response ends
  * when the iterable ends; a client disconnect stops the iteration and calls `onClientGone`.
+ *
+ * The frames a source has ready in one turn of the event loop (a model's burst of tokens, a
+ * replayed history) go out as one chunk, one socket write, up to `CHUNK_CHARS`: after a frame,
+ * the frames that arrive before the next macrotask join it. So a frame is held back one turn at
+ * most, and only frames already produced are taken ahead of the client's reading.
  */
 export function sseResponse(frames: AsyncIterable<string>, options: SseOptions): Response {
   const iterator = frames[Symbol.asyncIterator]();
   let timer: ReturnType<typeof setInterval> | undefined;
   let finished = false;
+  // A frame read still unsettled when its turn ended: the next chunk starts with it.
+  let pending: Promise<IteratorResult<string>> | undefined;
+  // The text of the chunk being gathered, while a pull gathers one (keep-alives join it).
+  let gathering: string | undefined;
   const stop = () => {
     finished = true;
     if (timer !== undefined) clearInterval(timer);
@@ -60,6 +79,10 @@ export function sseResponse(frames: AsyncIterable<string>, options: SseOptions):
         controller.enqueue(encoder.encode(`retry: ${Math.round(options.retryMs)}\n\n`));
       }
       timer = setInterval(() => {
+        if (gathering !== undefined) {
+          gathering += sseComment("keep-alive");
+          return;
+        }
         try {
           controller.enqueue(encoder.encode(sseComment("keep-alive")));
         } catch {
@@ -68,20 +91,50 @@ export function sseResponse(frames: AsyncIterable<string>, options: SseOptions):
       }, options.keepaliveMs);
     },
     async pull(controller) {
+      let turn: ReturnType<typeof setImmediate> | undefined;
       try {
-        const next = await iterator.next();
+        const first = await (pending ?? iterator.next());
+        pending = undefined;
         if (finished) return;
-        if (next.done) {
+        if (first.done) {
           stop();
           controller.close();
-        } else {
-          controller.enqueue(encoder.encode(next.value));
+          return;
+        }
+        gathering = first.value;
+        const turnEnded = new Promise<typeof TURN_ENDED>((resolve) => {
+          turn = setImmediate(() => resolve(TURN_ENDED));
+        });
+        let done = false;
+        while (gathering.length < CHUNK_CHARS) {
+          const read = iterator.next();
+          // The race also handles a rejection of a read left pending for a pull that never comes.
+          const next = await Promise.race([read, turnEnded]);
+          if (finished) return;
+          if (next === TURN_ENDED) {
+            pending = read;
+            break;
+          }
+          if (next.done) {
+            done = true;
+            break;
+          }
+          gathering += next.value;
+        }
+        controller.enqueue(encoder.encode(gathering));
+        if (done) {
+          stop();
+          controller.close();
         }
       } catch (err) {
         if (finished) return;
         stop();
-        controller.enqueue(encoder.encode(sseComment(`error: ${(err as Error).message}`)));
+        const text = (gathering ?? "") + sseComment(`error: ${(err as Error).message}`);
+        controller.enqueue(encoder.encode(text));
         controller.close();
+      } finally {
+        gathering = undefined;
+        clearImmediate(turn);
       }
     },
     cancel() {
