@@ -14,7 +14,7 @@ import { v1Routes } from "./v1/mod.ts";
 import { apiKeyAuth } from "./kit/mod.ts";
 import type { AddOn } from "./kit/mod.ts";
 import type { AppServices } from "./kit/mod.ts";
-import { errorResponse } from "./kit/mod.ts";
+import { errorResponse, onSseClose } from "./kit/mod.ts";
 import { type Routes, routes } from "./kit/mod.ts";
 import { healthRoutes } from "./health.ts";
 import { buildOpenApiDocument, docsRoutes } from "./openapi/mod.ts";
@@ -60,7 +60,7 @@ export function createApp(services: AppServices, addOns: readonly AddOn[] = []):
   if (corsConfig) app.use("*", corsMiddleware(corsConfig));
 
   if (services.metrics) {
-    app.use("*", httpMetrics(services.metrics, addOns));
+    app.use("*", httpMetrics(services.metrics, addOns, onSseClose));
   }
 
   app.use("*", apiKeyAuth(config.manifest, log, addOns.flatMap((a) => a.publicPaths)));

@@ -25,11 +25,22 @@ function routeLabel(c: Context): string {
 }
 
 /**
- * Counts every request (`agentd_http_requests_total`, `agentd_http_request_duration_seconds`)
- * and, for SSE responses, holds `agentd_streams_open{kind}` up while the stream is open: the body
- * is passed through a stream that notices its end and the client going away.
+ * Calls `onClose` once when the body of `res` ends, fails or is cancelled, when the body can say
+ * so itself (the HTTP kit's SSE responses); false, never calling it, when it cannot.
  */
-export function httpMetrics(metrics: AgentdMetrics, addOns: StreamPaths): MiddlewareHandler {
+export type BodyCloseWatch = (res: Response, onClose: () => void) => boolean;
+
+/**
+ * Counts every request (`agentd_http_requests_total`, `agentd_http_request_duration_seconds`)
+ * and, for SSE responses, holds `agentd_streams_open{kind}` up while the stream is open: told of
+ * the body's end (and of the client going away) by `watchClose` when it can, else by passing the
+ * body through a stream that notices them.
+ */
+export function httpMetrics(
+  metrics: AgentdMetrics,
+  addOns: StreamPaths,
+  watchClose?: BodyCloseWatch,
+): MiddlewareHandler {
   return async (c, next) => {
     const started = performance.now();
     await next();
@@ -41,7 +52,8 @@ export function httpMetrics(metrics: AgentdMetrics, addOns: StreamPaths): Middle
     if (type.startsWith("text/event-stream") && c.res.body) {
       const kind = streamKind(c.req.path, addOns);
       metrics.streamsOpen.inc({ kind });
-      c.res = whileOpen(c.res, () => metrics.streamsOpen.dec({ kind }));
+      const closed = () => metrics.streamsOpen.dec({ kind });
+      if (!watchClose?.(c.res, closed)) c.res = whileOpen(c.res, closed);
     }
   };
 }

@@ -35,7 +35,13 @@ export {
   traceEngine,
   traceModelClient,
 } from "./instrument.ts";
-export { httpMetrics, metricsHandler, streamKind, type StreamPaths } from "./http.ts";
+export {
+  type BodyCloseWatch,
+  httpMetrics,
+  metricsHandler,
+  streamKind,
+  type StreamPaths,
+} from "./http.ts";
 export {
   type Attributes,
   createTracer,

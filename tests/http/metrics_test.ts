@@ -2,7 +2,8 @@
  * `GET /metrics` over real HTTP: the exposition parses (every line in the text format 0.0.4, every
  * metric with HELP and TYPE, histograms cumulative), and the numbers move as runs happen: runs by
  * status, active runs, open streams by kind, model attempts and time to first token, tool calls
- * (a JavaScript fixture tool that succeeds and one that fails), publishes and store calls.
+ * (a JavaScript fixture tool that succeeds and one that fails), publishes and store calls. And, on
+ * a bare app, how the open-streams gauge learns that a stream closed.
  */
 import assert from "node:assert/strict";
 import {
@@ -14,7 +15,9 @@ import {
   tempDir,
   type TestServer,
 } from "../_kit/mod.ts";
-import { MetricsRegistry } from "../../src/metrics/mod.ts";
+import { Hono } from "hono";
+import { onSseClose, sseFrame, sseResponse } from "../../src/http/kit/mod.ts";
+import { createMetrics, httpMetrics, MetricsRegistry } from "../../src/metrics/mod.ts";
 
 /** One sample line. */
 interface Sample {
@@ -341,3 +344,58 @@ for (const kind of storeKinds) {
     });
   });
 }
+
+Deno.test("/metrics: the open-streams gauge follows a kit SSE body as is, any other stream wrapped", async () => {
+  const metrics = createMetrics();
+  const app = new Hono();
+  app.use("*", httpMetrics(metrics, [], onSseClose));
+  let kitBody: ReadableStream | null = null;
+  // Each stream sends one frame, then waits until it is released.
+  const releases: (() => void)[] = [];
+  app.get("/kit", () => {
+    const release = Promise.withResolvers<void>();
+    releases.push(release.resolve);
+    const res = sseResponse(
+      (async function* () {
+        yield sseFrame({ n: 1 });
+        await release.promise;
+        yield sseFrame({ n: 2 });
+      })(),
+      { keepaliveMs: 60_000 },
+    );
+    kitBody = res.body;
+    return res;
+  });
+  app.get("/other", () =>
+    new Response(
+      new ReadableStream({
+        pull(controller) {
+          controller.enqueue(new TextEncoder().encode("data: 1\n\n"));
+          controller.close();
+        },
+      }),
+      { headers: { "content-type": "text/event-stream" } },
+    ));
+  const open = () => metrics.streamsOpen.get({ kind: "other" });
+
+  const kit = await app.request("/kit");
+  assert.equal(kit.body, kitBody, "the kit's body is not passed through another stream");
+  assert.equal(open(), 1);
+  const reader = kit.body!.getReader();
+  await reader.read();
+  assert.equal(open(), 1);
+  releases[0]();
+  while (!(await reader.read()).done) { /* to the end */ }
+  assert.equal(open(), 0);
+
+  const cancelled = await app.request("/kit");
+  assert.equal(open(), 1);
+  await cancelled.body!.cancel();
+  assert.equal(open(), 0, "a client going away closes it too");
+  releases[1]();
+
+  const other = await app.request("/other");
+  assert.equal(open(), 1);
+  assert.equal(await other.text(), "data: 1\n\n");
+  assert.equal(open(), 0);
+});

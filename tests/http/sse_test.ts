@@ -2,11 +2,11 @@
  * `sseResponse` on its own: the frames a source has ready in one turn of the event loop go out as
  * one chunk, byte for byte what frame-by-frame sending gave; a frame that comes alone is not held
  * back; a slow reader still holds the source back; the end, a failure and a client going away
- * behave as they did.
+ * behave as they did; `onSseClose` tells of the end without touching the body.
  */
 import assert from "node:assert/strict";
 import { setImmediate } from "node:timers";
-import { sseComment, sseFrame, sseResponse } from "../../src/http/kit/mod.ts";
+import { onSseClose, sseComment, sseFrame, sseResponse } from "../../src/http/kit/mod.ts";
 import { parseSse } from "../_kit/mod.ts";
 
 const decoder = new TextDecoder();
@@ -173,4 +173,45 @@ Deno.test("sse: keep-alive comments come while the source is quiet", async () =>
     rest += decoder.decode(r.value);
   }
   assert.equal(rest.replaceAll(sseComment("keep-alive"), ""), frame(2));
+});
+
+Deno.test("sse: onSseClose tells of the end, once, through a re-made response", async () => {
+  async function* two() {
+    yield frame(1);
+    yield frame(2);
+  }
+  const res = sseResponse(two(), { keepaliveMs: LONG });
+  // Middleware that sets a header after the handler makes a new Response around the same body.
+  const remade = new Response(res.body, res);
+  let closed = 0;
+  assert.equal(onSseClose(remade, () => closed++), true);
+  assert.equal(onSseClose(remade, () => closed++), false, "one watcher");
+  assert.equal(onSseClose(new Response("x"), () => closed++), false);
+  assert.equal(onSseClose(new Response(null, { status: 204 }), () => closed++), false);
+  assert.equal(closed, 0);
+  assert.equal((await chunks(remade)).join(""), frame(1) + frame(2));
+  assert.equal(closed, 1);
+
+  const never = deferred();
+  async function* waiting() {
+    yield frame(1);
+    await never.promise;
+  }
+  const cancelled = sseResponse(waiting(), { keepaliveMs: LONG });
+  let gone = 0;
+  onSseClose(cancelled, () => gone++);
+  const reader = cancelled.body!.getReader();
+  await reader.read();
+  await reader.cancel();
+  assert.equal(gone, 1);
+  never.resolve();
+
+  const down: AsyncIterable<string> = {
+    [Symbol.asyncIterator]: () => ({ next: () => Promise.reject(new Error("down")) }),
+  };
+  const failed = sseResponse(down, { keepaliveMs: LONG });
+  let ended = 0;
+  onSseClose(failed, () => ended++);
+  assert.equal((await chunks(failed)).join(""), sseComment("error: down"));
+  assert.equal(ended, 1);
 });

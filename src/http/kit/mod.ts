@@ -11,6 +11,7 @@ export type { AddOn } from "./addon.ts";
 export type { AppEnv, AppServices, Ctx } from "./env.ts";
 export {
   nonEmpty,
+  onSseClose,
   sseComment,
   sseFrame,
   sseJsonFrame,

@@ -49,6 +49,9 @@ const CHUNK_CHARS = 64 * 1024;
 /** What a frame read raced against: the macrotask after the one that produced the first frame. */
 const TURN_ENDED = Symbol("turn ended");
 
+/** The close hooks of the bodies `sseResponse` made, by body (which survives re-wrapping). */
+const closeHooks = new WeakMap<ReadableStream<Uint8Array>, (onClose: () => void) => void>();
+
 /**
  * Streams `frames` (already encoded SSE text) as a `text/event-stream` response. Frames are pulled
  * only as fast as the client reads, so a slow reader backs up into its source (a pub/sub
@@ -69,9 +72,13 @@ export function sseResponse(frames: AsyncIterable<string>, options: SseOptions):
   let pending: Promise<IteratorResult<string>> | undefined;
   // The text of the chunk being gathered, while a pull gathers one (keep-alives join it).
   let gathering: string | undefined;
+  let onClose: (() => void) | undefined;
   const stop = () => {
     finished = true;
     if (timer !== undefined) clearInterval(timer);
+    const hook = onClose;
+    onClose = undefined;
+    hook?.();
   };
   const body = new ReadableStream<Uint8Array>({
     start(controller) {
@@ -144,6 +151,10 @@ export function sseResponse(frames: AsyncIterable<string>, options: SseOptions):
       iterator.return?.();
     },
   });
+  closeHooks.set(body, (hook) => {
+    if (finished) hook();
+    else onClose = hook;
+  });
   return new Response(body, {
     status: 200,
     headers: {
@@ -153,6 +164,19 @@ export function sseResponse(frames: AsyncIterable<string>, options: SseOptions):
       ...options.headers,
     },
   });
+}
+
+/**
+ * Calls `onClose` once when the body of `res`, a response of `sseResponse` (or one re-made with
+ * its body), ends, fails or is cancelled; false, never calling it, for any other response. Lets
+ * the open-streams gauge follow a stream without passing its body through a stream of its own.
+ */
+export function onSseClose(res: Response, onClose: () => void): boolean {
+  const hook = res.body ? closeHooks.get(res.body) : undefined;
+  if (!hook) return false;
+  closeHooks.delete(res.body!);
+  hook(onClose);
+  return true;
 }
 
 /**
