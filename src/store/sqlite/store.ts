@@ -224,30 +224,46 @@ export class SqliteStore implements Store {
   /**
    * Runs `body` as a write that holds the database's write lock from its start. The writes of one
    * turn of the event loop share one transaction (group commit: at concurrency, runs' boundaries
-   * touch the same pages, and one commit writes them and takes the locks once), each inside a
-   * savepoint of its own, so a write that throws is undone alone. The transaction commits at the
-   * next turn; `#durable` makes a method's promise wait for that commit.
+   * touch the same pages, and one commit writes them and takes the locks once), and a write that
+   * throws is undone alone: the first write of a group, alone in the transaction so far, by
+   * rolling the transaction back (the group ends with it; a later write opens another), each
+   * later one by its own savepoint. The transaction commits at the next turn; `#durable` makes a
+   * method's promise wait for that commit.
    */
   #write<T>(body: () => T): T {
-    if (!this.#group) this.#openGroup();
-    this.#db.exec("SAVEPOINT w");
+    if (!this.#group) return this.#firstWrite(body);
+    this.#stmt("SAVEPOINT w").run();
     try {
       const result = body();
-      this.#db.exec("RELEASE w");
+      this.#stmt("RELEASE w").run();
       return result;
     } catch (error) {
-      this.#db.exec("ROLLBACK TO w");
-      this.#db.exec("RELEASE w");
+      this.#stmt("ROLLBACK TO w").run();
+      this.#stmt("RELEASE w").run();
       throw error;
     }
   }
 
-  #openGroup(): void {
-    this.#db.exec("BEGIN IMMEDIATE");
+  /** The first write of a group: it opens the transaction, which holds nothing else yet. */
+  #firstWrite<T>(body: () => T): T {
+    const group = this.#openGroup();
+    try {
+      return body();
+    } catch (error) {
+      this.#group = null;
+      group.resolve();
+      if (this.#db.isOpen && this.#db.isTransaction) this.#stmt("ROLLBACK").run();
+      throw error;
+    }
+  }
+
+  #openGroup(): PromiseWithResolvers<void> {
+    this.#stmt("BEGIN IMMEDIATE").run();
     const group = Promise.withResolvers<void>();
     group.promise.catch(() => {});
     this.#group = group;
     setImmediate(() => this.#commitGroup(group));
+    return group;
   }
 
   /** Commits the open group (once: `close` may have got there first). */
@@ -255,10 +271,10 @@ export class SqliteStore implements Store {
     if (this.#group !== group) return;
     this.#group = null;
     try {
-      this.#db.exec("COMMIT");
+      this.#stmt("COMMIT").run();
       group.resolve();
     } catch (error) {
-      if (this.#db.isOpen && this.#db.isTransaction) this.#db.exec("ROLLBACK");
+      if (this.#db.isOpen && this.#db.isTransaction) this.#stmt("ROLLBACK").run();
       group.reject(error);
     }
   }
@@ -668,10 +684,6 @@ export class SqliteStore implements Store {
         if (run.expect_clock !== undefined && clock !== run.expect_clock) {
           throw new ConversationChanged(run.session_id);
         }
-        // Run ids are global: another tenant's run with this id is a conflict too.
-        if (this.#get("SELECT 1 AS found FROM runs WHERE run_id = ?", run.run_id)) {
-          throw errors.runExists(run.run_id);
-        }
         let inserted: Row;
         try {
           inserted = this.#get(
@@ -688,8 +700,13 @@ export class SqliteStore implements Store {
             now,
           )!;
         } catch (error) {
-          // The partial unique index `runs_one_running` is the only other unique key left.
           if (String((error as Error).message).includes("UNIQUE constraint failed")) {
+            // Run ids are global: another tenant's run with this id is a conflict too. Asked
+            // only now, so a run id both taken and in a busy session is still a `run_exists`.
+            if (this.#get("SELECT 1 AS found FROM runs WHERE run_id = ?", run.run_id)) {
+              throw errors.runExists(run.run_id);
+            }
+            // The partial unique index `runs_one_running` is the only other unique key.
             throw errors.sessionBusy(run.session_id);
           }
           throw error;
