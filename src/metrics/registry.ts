@@ -125,27 +125,59 @@ export abstract class Metric<L extends string, S> implements Renderable {
 
   /** The state of the series with these labels, created on first use. */
   protected state(labels: Partial<Labels<L>> | undefined): S {
-    const values = this.#values(labels);
-    const key = JSON.stringify(values);
-    let entry = this.series.get(key);
-    if (!entry) {
-      entry = { values, state: this.initial() };
-      this.series.set(key, entry);
-    }
-    return entry.state;
+    return this.#find(labels, true)!.state;
   }
 
   /** The state of an existing series, without creating it. */
   protected peek(labels: Partial<Labels<L>> | undefined): S | undefined {
-    return this.series.get(JSON.stringify(this.#values(labels)))?.state;
+    return this.#find(labels, false)?.state;
   }
 
-  #values(labels: Partial<Labels<L>> | undefined): string[] {
-    return this.labelNames.map((n) => {
-      const v = labels?.[n];
-      if (v === undefined) throw new Error(`${this.name}: label ${n} is missing`);
-      return String(v);
-    });
+  /**
+   * Series by label value, one level of maps per label, the last level holding the series (no
+   * labels: the key ""). An observation walks it without building a key for the series.
+   */
+  readonly #index = new Map<string, unknown>();
+
+  #find(
+    labels: Partial<Labels<L>> | undefined,
+    create: boolean,
+  ): { values: string[]; state: S } | undefined {
+    const names = this.labelNames;
+    if (names.length === 0) {
+      let entry = this.#index.get("") as { values: string[]; state: S } | undefined;
+      if (!entry && create) entry = this.#add([]);
+      return entry;
+    }
+    let level: Map<string, unknown> | undefined = this.#index;
+    const last = names.length - 1;
+    for (let i = 0; i < last; i++) {
+      // Every label is checked, also below a level that does not exist (a missing one throws).
+      const value = this.#value(labels, names[i]);
+      let next: Map<string, unknown> | undefined = level?.get(value) as typeof level;
+      if (!next && level && create) level.set(value, next = new Map());
+      level = next;
+    }
+    const value = this.#value(labels, names[last]);
+    let entry = level?.get(value) as { values: string[]; state: S } | undefined;
+    if (!entry && create) entry = this.#add(names.map((n) => this.#value(labels, n)));
+    return entry;
+  }
+
+  /** Creates a series (its index entry and its place in the output order). */
+  #add(values: string[]): { values: string[]; state: S } {
+    const entry = { values, state: this.initial() };
+    let level = this.#index;
+    for (let i = 0; i < values.length - 1; i++) level = level.get(values[i]) as typeof level;
+    level.set(values.at(-1) ?? "", entry);
+    this.series.set(JSON.stringify(values), entry);
+    return entry;
+  }
+
+  #value(labels: Partial<Labels<L>> | undefined, name: L): string {
+    const v = labels?.[name];
+    if (v === undefined) throw new Error(`${this.name}: label ${name} is missing`);
+    return String(v);
   }
 
   /** Writes the HELP and TYPE lines. */
