@@ -53,6 +53,27 @@ interface Settings {
   history: HistorySettings;
 }
 
+/**
+ * An append in one command instead of an `XADD` per event, a `PEXPIRE` and a `PUBLISH` (each a
+ * command node-redis encodes, sends and answers: most of the transport's CPU per run). KEYS[1]
+ * is the history stream; ARGV: the trim bound, the channel, the live message, the TTL to set in
+ * ms (0: none), then each entry's id and message. A failed `XADD` (an id at or below the
+ * stream's newest) does not stop the others or the publish, as when they were separate
+ * commands; it is answered instead of `OK`, and the append reported as dropped.
+ */
+const APPEND_SCRIPT = `local failed = nil
+for i = 5, #ARGV, 2 do
+  local added = redis.pcall('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], ARGV[i], 'm', ARGV[i + 1])
+  if type(added) == 'table' and added.err and not failed then failed = added.err end
+end
+if ARGV[4] ~= '0' then redis.call('PEXPIRE', KEYS[1], ARGV[4]) end
+redis.call('PUBLISH', ARGV[2], ARGV[3])
+if failed then return 'XADD failed: ' .. failed end
+return 'OK'`;
+
+/** How Redis refuses a script it will not run at all (EVAL renamed away, or denied by an ACL). */
+const SCRIPTING_REFUSED = /unknown command|NOPERM/i;
+
 // Backoff between publisher reconnect attempts while Redis is down, so a run publishing tokens
 // does not open a connection per token.
 const RETRY_MIN_MS = 100;
@@ -88,6 +109,8 @@ class RedisPubSub implements PubSub {
   #retryDelay = 0;
   #subscriber: SubscriberConnection | undefined;
   #subscriberOpening: Promise<SubscriberConnection> | undefined;
+  /** Whether appends go as one script (`APPEND_SCRIPT`); false once Redis refused to run it. */
+  #scripting = true;
   /** When each open history's TTL was last refreshed (removed when it is sealed). */
   readonly #ttlRefreshed = new Map<string, number>();
 
@@ -116,21 +139,39 @@ class RedisPubSub implements PubSub {
     const { retention, maxEvents } = this.#s.history;
     if (retention === 0) return this.publish(channel, message);
     const key = historyKey(name);
-    return this.#send(name, (client) => {
+    const now = Date.now();
+    let ttl = 0;
+    if (now - (this.#ttlRefreshed.get(key) ?? 0) >= TTL_REFRESH_MS) {
+      this.#ttlRefreshed.set(key, now);
+      ttl = retention + OPEN_HISTORY_TTL_MS;
+    }
+    const commands = (client: Client): Promise<unknown>[] => {
       // One connection, so Redis runs them in this order: the entries exist before the publish.
       const sent: Promise<unknown>[] = entries.map((entry) =>
         client.xAdd(key, `${entry.seq}-0`, { m: entry.message }, {
           TRIM: { strategy: "MAXLEN", strategyModifier: "~", threshold: maxEvents },
         })
       );
-      const now = Date.now();
-      if (now - (this.#ttlRefreshed.get(key) ?? 0) >= TTL_REFRESH_MS) {
-        this.#ttlRefreshed.set(key, now);
-        sent.push(client.pExpire(key, retention + OPEN_HISTORY_TTL_MS));
-      }
+      if (ttl > 0) sent.push(client.pExpire(key, ttl));
       sent.push(client.publish(name, message));
       return sent;
-    });
+    };
+    if (!this.#scripting) return this.#send(name, commands);
+    const args = [String(maxEvents), name, message, String(ttl)];
+    for (const entry of entries) args.push(`${entry.seq}-0`, entry.message);
+    return this.#send(name, (client) => [
+      client.sendCommand(["EVAL", APPEND_SCRIPT, "1", key, ...args]).then(
+        (reply) => {
+          if (String(reply) !== "OK") throw new Error(String(reply));
+        },
+        (err: unknown) => {
+          if (!SCRIPTING_REFUSED.test(messageOf(err))) throw err;
+          // This Redis runs no scripts (renamed or denied EVAL): the commands one by one.
+          this.#scripting = false;
+          return Promise.all(commands(client));
+        },
+      ),
+    ]);
   }
 
   seal(channel: string): Promise<void> {

@@ -155,6 +155,79 @@ Deno.test({
 });
 
 Deno.test({
+  name:
+    "pubsub redis: an append is one command; a failed entry stops neither the rest nor the publish",
+  ignore,
+  async fn() {
+    const prefix = uniqueName("pubsub_append");
+    const errors: unknown[] = [];
+    const ps = await createPubSub(
+      { kind: "redis", url: testRedisUrl, capacity: 64, prefix, retention: 60_000 },
+      { onError: (err) => errors.push(err) },
+    );
+    const probe = createClient({ url: testRedisUrl });
+    probe.on("error", () => {});
+    await probe.connect();
+    const key = `${prefix}:run:a1:history`;
+    try {
+      const sub = await ps.subscribe("run:a1");
+      await ps.append("run:a1", [{ seq: 1, message: "a" }, { seq: 2, message: "b" }], "[a,b]");
+      assert.equal(await nextMessage(sub), "[a,b]");
+      // While the run goes on its history lives the retention window plus an hour.
+      const ttl = await probe.pTTL(key);
+      assert.ok(ttl > 60_000 && ttl <= 60_000 + 3_600_000, `TTL ${ttl}`);
+      // Number 2 is kept already: that entry fails, number 3 is kept, the message published.
+      await ps.append(
+        "run:a1",
+        [{ seq: 2, message: "b again" }, { seq: 3, message: "c" }],
+        "[b,c]",
+      );
+      assert.equal(await nextMessage(sub), "[b,c]");
+      const page = await ps.history("run:a1", 0);
+      assert.deepEqual(page?.entries.map((e) => e.message), ["a", "b", "c"]);
+      assert.ok(
+        errors.some((e) => e instanceof PubSubError && e.code === "publish_dropped"),
+        "the failed entry is reported",
+      );
+      await ps.seal("run:a1");
+      assert.ok(await probe.pTTL(key) <= 60_000);
+      sub.close();
+    } finally {
+      await ps.close();
+      await probe.del(key);
+      probe.destroy();
+    }
+  },
+});
+
+Deno.test({
+  name: "pubsub redis: a Redis that runs no scripts gets the append as separate commands",
+  ignore,
+  async fn() {
+    const server = await startRedisServer(["--rename-command", "EVAL", ""]);
+    const errors: unknown[] = [];
+    let ps: PubSub | undefined;
+    try {
+      ps = await createPubSub(
+        { kind: "redis", url: server.url, capacity: 64, prefix: uniqueName("pubsub_noscript") },
+        { onError: (err) => errors.push(err) },
+      );
+      const sub = await ps.subscribe("run:n1");
+      await ps.append("run:n1", [{ seq: 1, message: "a" }, { seq: 2, message: "b" }], "[a,b]");
+      await ps.append("run:n1", [{ seq: 3, message: "c" }], "c");
+      assert.deepEqual(await take(sub, 2), ["[a,b]", "c"]);
+      const page = await ps.history("run:n1", 1);
+      assert.deepEqual(page?.entries.map((e) => e.message), ["b", "c"]);
+      assert.deepEqual(errors, []);
+      sub.close();
+    } finally {
+      await ps?.close();
+      await server.kill();
+    }
+  },
+});
+
+Deno.test({
   name: "pubsub redis: configuration errors are clear",
   ignore,
   async fn() {
@@ -192,14 +265,17 @@ interface RedisServer {
   signal(signal: Deno.Signal): void;
 }
 
-async function startRedisServer(): Promise<RedisServer> {
+async function startRedisServer(extra: string[] = []): Promise<RedisServer> {
   const port = freePort();
   let child: Deno.ChildProcess | undefined;
   const server: RedisServer = {
     url: `redis://127.0.0.1:${port}`,
     async start() {
       child = new Deno.Command("redis-server", {
-        args: ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+        args: [
+          ...["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+          ...extra,
+        ],
         stdin: "null",
         stdout: "null",
         stderr: "null",
