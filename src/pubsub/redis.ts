@@ -8,7 +8,7 @@
  * `transport_lost` tells their clients to reattach instead. The next `subscribe()` opens a new
  * connection; the next `publish()` after a short backoff reconnects the publisher.
  */
-import { createClient } from "redis";
+import { createClient, ErrorReply } from "redis";
 import type { HistoryPage, PubSub, Subscription } from "./types.ts";
 import { assertCapacity, BufferedSubscription } from "./subscription.ts";
 import { messageOf, PubSubError, redactUrl, transportUnavailable } from "./errors.ts";
@@ -165,9 +165,11 @@ class RedisPubSub implements PubSub {
           if (String(reply) !== "OK") throw new Error(String(reply));
         },
         (err: unknown) => {
-          if (!SCRIPTING_REFUSED.test(messageOf(err))) throw err;
-          // This Redis runs no scripts (renamed or denied EVAL): the commands one by one.
-          this.#scripting = false;
+          // Redis refused the script, or it stopped on an error: the commands one by one, so
+          // what they would do without a script still happens (the publish above all). A Redis
+          // that runs no scripts at all gets the commands from now on.
+          if (!(err instanceof ErrorReply)) throw err;
+          if (SCRIPTING_REFUSED.test(err.message)) this.#scripting = false;
           return Promise.all(commands(client));
         },
       ),

@@ -228,6 +228,34 @@ Deno.test({
 });
 
 Deno.test({
+  name: "pubsub redis: a Redis out of memory keeps no history of an append but publishes it",
+  ignore,
+  async fn() {
+    const server = await startRedisServer(["--maxmemory", "1", "--maxmemory-policy", "noeviction"]);
+    const errors: unknown[] = [];
+    let ps: PubSub | undefined;
+    try {
+      ps = await createPubSub(
+        { kind: "redis", url: server.url, capacity: 64, prefix: uniqueName("pubsub_oom") },
+        { onError: (err) => errors.push(err) },
+      );
+      const sub = await ps.subscribe("run:o1");
+      // The script goes on past the refused XADD (as the separate commands did).
+      await ps.append("run:o1", [{ seq: 1, message: "a" }], "a");
+      assert.equal(await nextMessage(sub), "a");
+      assert.ok(
+        errors.some((e) => e instanceof PubSubError && e.code === "publish_dropped"),
+        "the entry kept nowhere is reported",
+      );
+      sub.close();
+    } finally {
+      await ps?.close();
+      await server.kill();
+    }
+  },
+});
+
+Deno.test({
   name: "pubsub redis: configuration errors are clear",
   ignore,
   async fn() {
