@@ -144,33 +144,23 @@ export abstract class Metric<L extends string, S> implements Renderable {
     create: boolean,
   ): { values: string[]; state: S } | undefined {
     const names = this.labelNames;
-    if (names.length === 0) {
-      let entry = this.#index.get("") as { values: string[]; state: S } | undefined;
-      if (!entry && create) entry = this.#add([]);
-      return entry;
-    }
     let level: Map<string, unknown> | undefined = this.#index;
-    const last = names.length - 1;
-    for (let i = 0; i < last; i++) {
+    for (let i = 0; i < names.length - 1; i++) {
       // Every label is checked, also below a level that does not exist (a missing one throws).
       const value = this.#value(labels, names[i]);
       let next: Map<string, unknown> | undefined = level?.get(value) as typeof level;
       if (!next && level && create) level.set(value, next = new Map());
       level = next;
     }
-    const value = this.#value(labels, names[last]);
-    let entry = level?.get(value) as { values: string[]; state: S } | undefined;
-    if (!entry && create) entry = this.#add(names.map((n) => this.#value(labels, n)));
-    return entry;
-  }
-
-  /** Creates a series (its index entry and its place in the output order). */
-  #add(values: string[]): { values: string[]; state: S } {
-    const entry = { values, state: this.initial() };
-    let level = this.#index;
-    for (let i = 0; i < values.length - 1; i++) level = level.get(values[i]) as typeof level;
-    level.set(values.at(-1) ?? "", entry);
-    this.series.set(JSON.stringify(values), entry);
+    const key = names.length === 0 ? "" : this.#value(labels, names[names.length - 1]);
+    let entry = level?.get(key) as { values: string[]; state: S } | undefined;
+    if (!entry && create) {
+      // Created here, in its index level and in the output order.
+      const values = names.map((n) => this.#value(labels, n));
+      entry = { values, state: this.initial() };
+      level!.set(key, entry);
+      this.series.set(JSON.stringify(values), entry);
+    }
     return entry;
   }
 
