@@ -1,31 +1,27 @@
 /**
  * The AG-UI encoder: a pure mapper from the internal run events to AG-UI 1.0 events (camelCase,
  * integer millisecond timestamps, optional fields omitted rather than null), and the SSE framing
- * of those events. It does no I/O; the only state it keeps is what it needs to guarantee the
+ * of those events (`agUiFrames`, the add-on's counterpart of the native `nativeFrames` and A2A's
+ * `a2aFrames`). It does no I/O; the only state it keeps is what it needs to guarantee the
  * ordering the official client checks: nothing after the terminal event, and every message, tool
- * call and step that was opened closed before `RUN_FINISHED`.
+ * call and step that was opened closed before `RUN_FINISHED`. Stored messages are written by
+ * messages.ts, a finished run's outcome by outcome.ts.
  */
 import {
-  type AssistantMessage,
   type Event as AgUiEvent,
   EventType,
-  type Interrupt,
   type JsonPatchOperation,
-  type Message as AgUiMessage,
   PROTOCOL_VERSION,
   type RunFinishedEvent,
-  type RunFinishedOutcome,
 } from "@ag-ui/core";
-import type { Message, Part } from "../../api/schemas.ts";
 import type { RunEvent, RunEventOf, RunStreamItem } from "../../api/events.ts";
 import { type Cursor, frameId, isAfter, sseFrame } from "../../http/kit/mod.ts";
-import { ThreadFold } from "./resume.ts";
-import { type OpenInterrupt, openInterrupts } from "./interrupts.ts";
-
-export type { AgUiEvent };
+import { contentText, toAgUiMessage } from "./messages.ts";
+import { outcomeOf } from "./outcome.ts";
+import { ThreadFold } from "./thread_fold.ts";
 
 /** What the encoder needs to know about the request it answers. */
-export interface EncoderOptions {
+export interface AgUiEncoderOptions {
   /**
    * Ids of the messages the client sent in this request. A `tool` message the client wrote to
    * answer its own tool call is already in the client's list; echoing it as `TOOL_CALL_RESULT`
@@ -53,7 +49,7 @@ export class AgUiEncoder {
   readonly #openCalls = new Set<string>();
   readonly #openSteps: string[] = [];
 
-  constructor(options: EncoderOptions = {}) {
+  constructor(options: AgUiEncoderOptions = {}) {
     this.#clientMessages = new Set(options.clientMessageIds ?? []);
     this.#clientRunId = options.runId;
   }
@@ -260,112 +256,6 @@ export class AgUiEncoder {
   }
 }
 
-/**
- * The outcome of a finished run. A run that stopped only for client tool calls is a success with
- * `pendingToolCallIds` (AG-UI 1.0: the answers ride the next run's `tool` messages); a run that
- * waits for anything else (an approval, a step limit, a shutdown) is an interrupt, and lists the
- * client tool calls of the same stop as interrupts too, so one outcome names everything it waits
- * for.
- */
-export function outcomeOf(event: RunEventOf<"run_finished">): RunFinishedOutcome {
-  if (event.status === "cancelled") return { type: "cancelled" };
-  if (event.status !== "interrupted") return { type: "success" };
-  const open = openInterrupts(event);
-  if (open.every((o) => o.kind === "client_tool")) {
-    return { type: "success", pendingToolCallIds: open.map((o) => o.id) };
-  }
-  return { type: "interrupt", interrupts: open.map(toInterrupt) };
-}
-
-/** The AG-UI interrupt of one open interrupt. */
-export function toInterrupt(open: OpenInterrupt): Interrupt {
-  if (open.kind === "run") {
-    return {
-      id: open.id,
-      reason: open.reason,
-      ...(open.message ? { message: open.message } : {}),
-    };
-  }
-  const { call } = open;
-  if (open.kind === "approval") {
-    return {
-      id: open.id,
-      reason: "tool_approval",
-      message: `approve the call of the tool '${call.tool_name}' with arguments ${
-        JSON.stringify(call.arguments)
-      }?`,
-      toolCallId: call.tool_call_id,
-      responseSchema: APPROVAL_RESPONSE_SCHEMA,
-    };
-  }
-  return {
-    id: open.id,
-    reason: "client_tool",
-    message: `run the client tool '${call.tool_name}' and resume with its result`,
-    toolCallId: call.tool_call_id,
-  };
-}
-
-/** The `payload` a `resolved` resume entry of an approval may carry (none means approved). */
-const APPROVAL_RESPONSE_SCHEMA = {
-  type: "object",
-  properties: {
-    approved: { type: "boolean", default: true },
-    reason: { type: "string" },
-  },
-};
-
-/** A stored message in AG-UI form (text parts joined; tool results as a string). */
-export function toAgUiMessage(message: Message): AgUiMessage {
-  const id = message.message_id;
-  const text = partsText(message.content);
-  switch (message.role) {
-    case "user":
-      return { id, role: "user", content: text };
-    case "system":
-      return { id, role: "system", content: text };
-    case "tool":
-      return {
-        id,
-        role: "tool",
-        toolCallId: message.tool_call_id ?? "",
-        content: toolContent(message.content),
-      };
-    case "assistant": {
-      const out: AssistantMessage = { id, role: "assistant" };
-      if (text !== "") out.content = text;
-      if (message.tool_calls && message.tool_calls.length > 0) {
-        out.toolCalls = message.tool_calls.map((call) => ({
-          id: call.id,
-          type: "function",
-          function: { name: call.name, arguments: JSON.stringify(call.arguments) },
-        }));
-      }
-      return out;
-    }
-  }
-}
-
-/** The text of parts: text as is, structured data as JSON. */
-function partsText(parts: Part[]): string {
-  return parts.map((p) => p.type === "text" ? p.value : JSON.stringify(p.value ?? null)).join("");
-}
-
-/**
- * A tool message's content as AG-UI carries it (a string): one data part is the result value,
- * so it is written exactly as `TOOL_CALL_RESULT` writes the same result.
- */
-function toolContent(parts: Part[]): string {
-  const [first] = parts;
-  if (parts.length === 1 && first.type === "data") return contentText(first.value);
-  return partsText(parts);
-}
-
-/** A tool result as text: strings as they are, anything else as JSON. */
-function contentText(value: unknown): string {
-  return typeof value === "string" ? value : JSON.stringify(value ?? null);
-}
-
 /** Internal timestamps are fractional epoch seconds; AG-UI's are integer milliseconds. */
 function millis(seconds: number): number {
   return Math.round(seconds * 1000);
@@ -377,7 +267,7 @@ export function agUiFrame(event: AgUiEvent, id?: string): string {
 }
 
 /** Options of an AG-UI stream. */
-export interface FramesOptions extends EncoderOptions {
+export interface AgUiFramesOptions extends AgUiEncoderOptions {
   /**
    * The client's cursor: the items start at the run's first event, the frames up to the cursor
    * rebuild the encoder's state and the thread as the client holds it, and the stream resumes
@@ -395,21 +285,21 @@ export interface FramesOptions extends EncoderOptions {
  */
 export async function* agUiFrames(
   items: AsyncIterable<RunStreamItem>,
-  options: FramesOptions = {},
+  options: AgUiFramesOptions = {},
 ): AsyncGenerator<string> {
   const encoder = new AgUiEncoder(options);
   const cursor = options.cursor;
   // What the client holds at its cursor, until the stream has caught up with it.
-  let resume: ThreadFold | null = cursor ? new ThreadFold() : null;
+  let held: ThreadFold | null = cursor ? new ThreadFold() : null;
   const frames = function* (seq: number | null, events: AgUiEvent[]): Generator<string> {
     for (const [part, event] of events.entries()) {
       if (seq !== null && !isAfter(seq, part, cursor)) {
-        resume?.apply(event);
+        held?.apply(event);
         continue;
       }
-      if (resume) {
-        for (const opener of resume.prelude()) yield agUiFrame(opener);
-        resume = null;
+      if (held) {
+        for (const opener of held.prelude()) yield agUiFrame(opener);
+        held = null;
       }
       yield agUiFrame(event, seq === null ? undefined : frameId(seq, part));
     }
@@ -423,9 +313,9 @@ export async function* agUiFrames(
       yield* frames(item.seq, encoder.encode(item.event));
       if (encoder.ended) return;
       // Caught up with the cursor: the client gets the thread at once, not at the next event.
-      if (resume && item.seq !== null && cursor && item.seq >= cursor.seq) {
-        for (const opener of resume.prelude()) yield agUiFrame(opener);
-        resume = null;
+      if (held && item.seq !== null && cursor && item.seq >= cursor.seq) {
+        for (const opener of held.prelude()) yield agUiFrame(opener);
+        held = null;
       }
     }
     yield* frames(null, encoder.fail("the run's event stream ended early", "stream_ended"));

@@ -26,16 +26,10 @@ import {
 } from "../../http/kit/mod.ts";
 import type { RunService } from "../../runs/service.ts";
 import { agUiFrames } from "./encoder.ts";
-import {
-  type AgUiRunInput,
-  NEW_THREAD,
-  relabel,
-  resolveRunInput,
-  RunAgentInputSchema,
-  type ThreadView,
-  toRunRequest,
-} from "./input.ts";
+import { type AgUiRunInput, resolveRunInput } from "./input.ts";
 import { openInterrupts } from "./interrupts.ts";
+import { NEW_THREAD, relabel, type ThreadView, toRunRequest } from "./request.ts";
+import { RunAgentInputSchema } from "./schemas.ts";
 
 /** What the routes read of the manifest's `ag_ui {}` block. */
 export interface AgUiSettings {

@@ -1,9 +1,14 @@
 /** The AG-UI encoder as a pure mapper: internal run events in, AG-UI events out. */
 import assert from "node:assert/strict";
 import { makeEvent, type RunEvent, type RunStreamItem } from "../../../src/api/events.ts";
-import type { Message } from "../../../src/api/schemas.ts";
-import { AgUiEncoder, agUiFrames, toAgUiMessage } from "../../../src/protocols/ag_ui/encoder.ts";
-import { checkEvent, checkStream, types, type WireEvent } from "./helpers.ts";
+import { AgUiEncoder, agUiFrames } from "../../../src/protocols/ag_ui/encoder.ts";
+import {
+  checkEvent,
+  checkStream,
+  storedMessage as message,
+  types,
+  type WireEvent,
+} from "./helpers.ts";
 import { parseSse } from "../../_kit/mod.ts";
 
 const S = "session-1";
@@ -26,16 +31,6 @@ async function frames(events: Iterable<RunEvent>): Promise<string> {
   let text = "";
   for await (const f of agUiFrames(sequenced(events))) text += f;
   return text;
-}
-
-function message(partial: Partial<Message> & Pick<Message, "role" | "content">): Message {
-  return {
-    message_id: crypto.randomUUID(),
-    session_id: S,
-    run_id: R,
-    created_at: new Date().toISOString(),
-    ...partial,
-  };
 }
 
 const started = makeEvent("run_started", { session_id: S, run_id: R });
@@ -290,60 +285,6 @@ Deno.test("frames: id line, event line, data line, blank line, no CRLF", async (
     /^id: 1\nevent: RUN_STARTED\ndata: \{"type":"RUN_STARTED","timestamp":\d+,/,
   );
   assert.ok(!text.includes("\r"));
-});
-
-Deno.test("stored messages in AG-UI form", () => {
-  const assistant = message({
-    role: "assistant",
-    content: [{ type: "text", value: "let me" }, { type: "text", value: " look" }],
-    tool_calls: [{ id: "c1", name: "lookup", arguments: { q: "x" } }],
-  });
-  assert.deepEqual(toAgUiMessage(assistant), {
-    id: assistant.message_id,
-    role: "assistant",
-    content: "let me look",
-    toolCalls: [{
-      id: "c1",
-      type: "function",
-      function: { name: "lookup", arguments: '{"q":"x"}' },
-    }],
-  });
-  const callsOnly = message({
-    role: "assistant",
-    content: [],
-    tool_calls: [{ id: "c2", name: "t", arguments: {} }],
-  });
-  assert.ok(!("content" in toAgUiMessage(callsOnly)), "no text: content omitted");
-
-  const data = message({
-    role: "tool",
-    content: [{ type: "data", value: { a: 1 } }],
-    tool_call_id: "c1",
-  });
-  assert.deepEqual(toAgUiMessage(data), {
-    id: data.message_id,
-    role: "tool",
-    toolCallId: "c1",
-    content: '{"a":1}',
-  });
-  const text = message({
-    role: "tool",
-    content: [{ type: "text", value: "yes" }],
-    tool_call_id: "c2",
-  });
-  assert.equal((toAgUiMessage(text) as { content: string }).content, "yes");
-  const str = message({
-    role: "tool",
-    content: [{ type: "data", value: "plain" }],
-    tool_call_id: "c3",
-  });
-  assert.equal((toAgUiMessage(str) as { content: string }).content, "plain");
-  const system = message({ role: "system", content: [{ type: "text", value: "be brief" }] });
-  assert.deepEqual(toAgUiMessage(system), {
-    id: system.message_id,
-    role: "system",
-    content: "be brief",
-  });
 });
 
 Deno.test("frame ids: N, N.1 … per event; resuming after any of them gives exactly the rest", async () => {

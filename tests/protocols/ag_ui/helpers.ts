@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { EventSchema, MessageSchema } from "@ag-ui/core/schemas";
 import type { BaseEvent } from "@ag-ui/client";
+import type { Message } from "../../../src/api/schemas.ts";
 import { parseSse } from "../../_kit/mod.ts";
 
 /** A parsed AG-UI event as it came over the wire. */
@@ -177,3 +178,16 @@ export const APPROVAL_TOOL = {
   parameters: { type: "object", properties: { path: { type: "string" } } },
   requires_approval: true,
 };
+
+/** A stored message of session `session-1`, run `run-1` (a fresh id unless given). */
+export function storedMessage(
+  partial: Partial<Message> & Pick<Message, "role" | "content">,
+): Message {
+  return {
+    message_id: crypto.randomUUID(),
+    session_id: "session-1",
+    run_id: "run-1",
+    created_at: new Date().toISOString(),
+    ...partial,
+  };
+}

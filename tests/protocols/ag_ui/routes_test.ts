@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { HttpAgent, type Message as AgUiMessage, type RunAgentParameters } from "@ag-ui/client";
 import type { Checkpoint, Message, Run } from "../../../src/api/schemas.ts";
-import { toAgUiMessage } from "../../../src/protocols/ag_ui/encoder.ts";
+import { toAgUiMessage } from "../../../src/protocols/ag_ui/messages.ts";
 import {
   eventually,
   readEvents,

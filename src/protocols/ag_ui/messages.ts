@@ -1,0 +1,57 @@
+/**
+ * Stored messages in AG-UI form, as `MESSAGES_SNAPSHOT` carries them: text parts joined, tool
+ * results as a string written exactly as `TOOL_CALL_RESULT` writes the same result.
+ */
+import type { AssistantMessage, Message as AgUiMessage } from "@ag-ui/core";
+import type { Message, Part } from "../../api/schemas.ts";
+
+/** A stored message in AG-UI form (text parts joined; tool results as a string). */
+export function toAgUiMessage(message: Message): AgUiMessage {
+  const id = message.message_id;
+  const text = partsText(message.content);
+  switch (message.role) {
+    case "user":
+      return { id, role: "user", content: text };
+    case "system":
+      return { id, role: "system", content: text };
+    case "tool":
+      return {
+        id,
+        role: "tool",
+        toolCallId: message.tool_call_id ?? "",
+        content: toolContent(message.content),
+      };
+    case "assistant": {
+      const out: AssistantMessage = { id, role: "assistant" };
+      if (text !== "") out.content = text;
+      if (message.tool_calls && message.tool_calls.length > 0) {
+        out.toolCalls = message.tool_calls.map((call) => ({
+          id: call.id,
+          type: "function",
+          function: { name: call.name, arguments: JSON.stringify(call.arguments) },
+        }));
+      }
+      return out;
+    }
+  }
+}
+
+/** The text of parts: text as is, structured data as JSON. */
+function partsText(parts: Part[]): string {
+  return parts.map((p) => p.type === "text" ? p.value : JSON.stringify(p.value ?? null)).join("");
+}
+
+/**
+ * A tool message's content as AG-UI carries it (a string): one data part is the result value,
+ * so it is written exactly as `TOOL_CALL_RESULT` writes the same result.
+ */
+function toolContent(parts: Part[]): string {
+  const [first] = parts;
+  if (parts.length === 1 && first.type === "data") return contentText(first.value);
+  return partsText(parts);
+}
+
+/** A tool result as text: strings as they are, anything else as JSON. */
+export function contentText(value: unknown): string {
+  return typeof value === "string" ? value : JSON.stringify(value ?? null);
+}
