@@ -12,6 +12,7 @@
  *
  * Tool calls, steps, snapshots and emits have no A2A counterpart (execution is opaque) and are
  * dropped. The route sends the initial `task` frame (`submittedTask`) before the first event.
+ * `a2aFrames` is the add-on's counterpart of the native `nativeFrames` and AG-UI's `agUiFrames`.
  */
 import jsonpatch from "fast-json-patch";
 import type { RunEvent, RunStreamItem } from "../../api/events.ts";
@@ -21,7 +22,7 @@ import type { StreamResponse, Task } from "./schemas.ts";
 import { stateArtifact, taskStatus, textArtifact } from "./task.ts";
 
 /** Which task the events belong to and what the client accepts. */
-export interface EncoderOptions {
+export interface A2aEncoderOptions {
   taskId: string;
   contextId: string;
   modes?: OutputModes;
@@ -55,7 +56,7 @@ export class A2aEncoder {
   readonly #started = new Set<string>();
   #finished = false;
 
-  constructor(options: EncoderOptions) {
+  constructor(options: A2aEncoderOptions) {
     this.#taskId = options.taskId;
     this.#contextId = options.contextId;
     this.#modes = options.modes ?? ALL_OUTPUT_MODES;
@@ -190,15 +191,26 @@ export function parseTaskCursor(text: string): TaskCursor | null {
   return at < 0 ? cursor : { ...cursor, run: text.slice(0, at) };
 }
 
+/** Options of one run's A2A frames. */
+export interface A2aFramesOptions extends A2aEncoderOptions {
+  /** The run the events are of, when it is a later turn of the task (see `taskFrameId`). */
+  runId?: string;
+  /**
+   * The client's cursor: the items start at the run's first event, and the frames up to the
+   * cursor only rebuild the encoder's state (the text it holds back, the context).
+   */
+  cursor?: Cursor;
+}
+
 /**
- * Encodes a run's event stream; ends after `run_finished` (or when the events end). Each frame's
- * id is `taskFrameId` of the event that produced it. With a `cursor`, the items start at the
- * run's first event: the frames up to the cursor only rebuild the encoder's state (the text it
- * holds back, the context) and are not written again.
+ * The A2A frames of a run's event stream; ends after `run_finished` (or when the events end). Each
+ * frame's id is `taskFrameId` of the event that produced it; frames at or before the cursor are
+ * not written again. Unlike `nativeFrames` and `agUiFrames` it yields the updates, not SSE text:
+ * each binding writes them its own way (bare on HTTP+JSON, in a JSON-RPC response on JSON-RPC).
  */
-export async function* encodeRunEvents(
+export async function* a2aFrames(
   items: AsyncIterable<RunStreamItem>,
-  options: EncoderOptions & { runId?: string; cursor?: Cursor },
+  options: A2aFramesOptions,
 ): AsyncGenerator<A2aFrame> {
   const encoder = new A2aEncoder(options);
   const runId = options.runId ?? options.taskId;

@@ -2,7 +2,8 @@
  * The JSON-RPC 2.0 binding (spec §9): `POST <base>` (the interface URL the card names) with one
  * request object; the A2A 1.0 method names; results as JSON-RPC responses, the streaming methods
  * as SSE whose every `data:` line is a JSON-RPC response holding one `StreamResponse`. The same
- * operations as the HTTP+JSON binding (./operations.ts) do the work.
+ * operations as the HTTP+JSON binding (./http_json.ts) do the work (./operations.ts, ./send.ts,
+ * ./subscribe.ts).
  *
  * Errors are JSON-RPC error objects with the A2A codes (§5.4) and the ErrorInfo details as `data`.
  * Protocol and A2A errors answer HTTP 200 (the envelope carries the error, as `@a2a-js/sdk`'s own
@@ -25,15 +26,7 @@ import {
 } from "../../http/kit/mod.ts";
 import { type A2aCall, callOf, checkVersion, extensionHeader, taskCursor } from "./call.ts";
 import { type A2aError, a2aErrors, asA2aError, JSON_RPC } from "./errors.ts";
-import {
-  cancelTask,
-  getTask,
-  listTasks,
-  prepareSend,
-  sendMessage,
-  streamMessage,
-  subscribeTask,
-} from "./operations.ts";
+import { cancelTask, getTask, listTasks } from "./operations.ts";
 import {
   CancelTaskRequestSchema,
   GetTaskRequestSchema,
@@ -41,6 +34,8 @@ import {
   SendMessageRequestSchema,
   SubscribeToTaskRequestSchema,
 } from "./schemas.ts";
+import { prepareSend, sendMessage, streamMessage } from "./send.ts";
+import { subscribeTask } from "./subscribe.ts";
 
 type Ctx = Context<AppEnv>;
 

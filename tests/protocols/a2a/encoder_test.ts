@@ -9,7 +9,7 @@ import { makeEvent, type RunEvent, type RunStreamItem } from "../../../src/api/e
 import {
   A2aEncoder,
   type A2aFrame,
-  encodeRunEvents,
+  a2aFrames,
   submittedTask,
 } from "../../../src/protocols/a2a/encoder.ts";
 import type {
@@ -189,14 +189,14 @@ Deno.test("encoder: accepted output modes leave out the artifacts the client doe
   assert.deepEqual(artifactIds({ text: false, json: true }), ["state"]);
 });
 
-Deno.test("encoder: encodeRunEvents stops at run_finished and at an end notice", async () => {
+Deno.test("encoder: a2aFrames stops at run_finished and at an end notice", async () => {
   async function* source(): AsyncGenerator<RunStreamItem> {
     yield { seq: 1, event: makeEvent("run_started", ids) };
     yield { notice: "transport_lost" };
     yield { seq: 2, event: finished("completed") };
   }
   const out: A2aFrame[] = [];
-  for await (const f of encodeRunEvents(source(), { taskId: "task-1", contextId: "ctx-1" })) {
+  for await (const f of a2aFrames(source(), { taskId: "task-1", contextId: "ctx-1" })) {
     out.push(f);
   }
   assert.deepEqual(out.map((f) => kind(f.update)), ["statusUpdate"]);
@@ -213,7 +213,7 @@ Deno.test("encoder: frame ids are sequence numbers; a cursor skips what the clie
     for (const [i, event] of events.entries()) yield { seq: i + 1, event };
   }
   const all: A2aFrame[] = [];
-  for await (const f of encodeRunEvents(source(), { taskId: "task-1", contextId: "ctx-1" })) {
+  for await (const f of a2aFrames(source(), { taskId: "task-1", contextId: "ctx-1" })) {
     all.push(f);
   }
   // A chunk goes out one event late (the encoder holds the last delta back); the end writes the
@@ -224,7 +224,7 @@ Deno.test("encoder: frame ids are sequence numbers; a cursor skips what the clie
     const rest: A2aFrame[] = [];
     const cursor = { seq: Number(seq), part: Number(part) };
     for await (
-      const f of encodeRunEvents(source(), { taskId: "task-1", contextId: "ctx-1", cursor })
+      const f of a2aFrames(source(), { taskId: "task-1", contextId: "ctx-1", cursor })
     ) {
       rest.push(f);
     }
