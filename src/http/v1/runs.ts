@@ -8,12 +8,9 @@ import {
   RunStartedSchema,
 } from "../../api/schemas.ts";
 import { errors } from "../../errors.ts";
-import { encodeEvent, RunEventSchema, type RunStreamItem } from "../../api/events.ts";
+import { RunEventSchema } from "../../api/events.ts";
 import {
   BODY_ERRORS,
-  type Cursor,
-  frameId,
-  isAfter,
   jsonBody,
   keepaliveMs,
   nonEmpty,
@@ -21,37 +18,12 @@ import {
   route,
   type Routes,
   routes,
-  sseComment,
-  sseJsonFrame,
   sseResponse,
   streamAfter,
 } from "../kit/mod.ts";
 import { z } from "zod";
 import { header, requireSession, RunParams, SessionParams } from "./common.ts";
-
-/**
- * Native SSE frames of a run's stream: `id: <seq>`, `event: <kind>` and the event as JSON; frames
- * at or before `cursor` are skipped (the client has them). An end notice is a comment; timestamps
- * never go backwards within the stream.
- */
-export async function* nativeFrames(
-  items: AsyncIterable<RunStreamItem>,
-  cursor?: Cursor,
-): AsyncGenerator<string> {
-  let timestamp = 0;
-  for await (const item of items) {
-    if ("notice" in item) {
-      yield sseComment(`stream ended: ${item.notice}`);
-      continue;
-    }
-    if (item.seq !== null && !isAfter(item.seq, 0, cursor)) continue;
-    let event = item.event;
-    if (event.timestamp < timestamp) event = { ...event, timestamp };
-    timestamp = event.timestamp;
-    const id = item.seq === null ? undefined : frameId(item.seq, 0);
-    yield sseJsonFrame(encodeEvent(event), event.kind, id);
-  }
-}
+import { nativeFrames } from "./encoder.ts";
 
 /** Milliseconds a browser's `EventSource` waits before it reconnects (and resumes by cursor). */
 const RETRY_MS = 1_000;
@@ -256,7 +228,7 @@ export function runRoutes(): Routes {
       c.req.valid("param").run_id,
       cursor ? { after: streamAfter(cursor) } : {},
     );
-    let frames = nativeFrames(stream, cursor);
+    let frames = nativeFrames(stream, { cursor });
     if (!stream.live) {
       // A replay that has nothing after the cursor: 204 stops a reconnecting EventSource.
       const rest = await nonEmpty(frames);

@@ -1,0 +1,39 @@
+/**
+ * The native encoder: a run's event stream as the `/v1` SSE frames, `id: <seq>`, `event: <kind>`
+ * and the event as JSON (its wire form, `encodeEvent`, shared with the pub/sub message). The
+ * add-ons' counterparts are AG-UI's `agUiFrames` and A2A's `a2aFrames`, each in its protocol's
+ * `encoder.ts`; all three take the run's stream items and a cursor to resume after.
+ */
+import { encodeEvent, type RunStreamItem } from "../../api/events.ts";
+import { type Cursor, frameId, isAfter, sseComment, sseJsonFrame } from "../kit/mod.ts";
+
+/** Options of a native stream. */
+export interface NativeFramesOptions {
+  /** The client's cursor: frames at or before it are skipped (the client has them). */
+  cursor?: Cursor;
+}
+
+/**
+ * Native SSE frames of a run's stream: `id: <seq>`, `event: <kind>` and the event as JSON; frames
+ * at or before the cursor are skipped (the client has them). An end notice is a comment;
+ * timestamps never go backwards within the stream.
+ */
+export async function* nativeFrames(
+  items: AsyncIterable<RunStreamItem>,
+  options: NativeFramesOptions = {},
+): AsyncGenerator<string> {
+  const cursor = options.cursor;
+  let timestamp = 0;
+  for await (const item of items) {
+    if ("notice" in item) {
+      yield sseComment(`stream ended: ${item.notice}`);
+      continue;
+    }
+    if (item.seq !== null && !isAfter(item.seq, 0, cursor)) continue;
+    let event = item.event;
+    if (event.timestamp < timestamp) event = { ...event, timestamp };
+    timestamp = event.timestamp;
+    const id = item.seq === null ? undefined : frameId(item.seq, 0);
+    yield sseJsonFrame(encodeEvent(event), event.kind, id);
+  }
+}
