@@ -19,7 +19,7 @@ import { fileURLToPath as fromFileUrl } from "node:url";
 import denoConfig from "../deno.json" with { type: "json" };
 import { JS_HOST_SOURCE, JS_HOST_URL } from "../src/tools/js_host_source.ts";
 import { CHECKPOINTER_SOURCE, CHECKPOINTER_URL } from "../src/store/sqlite/checkpointer.ts";
-import { tempDir } from "./_kit/mod.ts";
+import { slowTest, tempDir } from "./_kit/mod.ts";
 
 const ROOT = dirname(dirname(fromFileUrl(import.meta.url)));
 
@@ -211,7 +211,7 @@ Deno.test("what the program loads is in the module graph or in --include", async
   assert.ok((await Deno.stat(join(hcl.localPath, "main.wasm.gz"))).isFile);
 });
 
-Deno.test("the compile task embeds the graph (runtime binary stood in by this deno)", async () => {
+slowTest("the compile task embeds the graph (runtime binary stood in by this deno)", async () => {
   // `deno compile` downloads its runtime (denort), which our machines cannot; DENORT_BIN points
   // it at a local binary instead. With deno itself the result does not run as agentd, but every
   // step before that runs for real: flags, graph, includes, npm embedding, and the listing.

@@ -4,9 +4,11 @@ import { errors } from "../../src/errors.ts";
 import {
   assertError,
   eventually,
+  FAST_VARIABLE,
   openTestStore,
   parseSse,
   readSse,
+  slowOptions,
   startTestServer,
   storeKinds,
   TestClock,
@@ -130,6 +132,27 @@ Deno.test("TestClock: real time plus what the test adds", () => {
   clock.advance(60_000);
   assert.ok(clock.now() >= before + 60_000 && clock.now() < Date.now() + 61_000);
   assert.equal(new Date(clock.iso()).getTime() <= clock.now(), true);
+});
+
+Deno.test("slowOptions: ignored only under AGENTD_TEST_FAST=1, or when ignored anyway", () => {
+  const before = Deno.env.get(FAST_VARIABLE);
+  try {
+    Deno.env.delete(FAST_VARIABLE);
+    assert.deepEqual(slowOptions({ name: "a", sanitizeOps: false }), {
+      name: "a",
+      sanitizeOps: false,
+      ignore: false,
+    });
+    assert.equal(slowOptions({ name: "a", ignore: true }).ignore, true);
+    Deno.env.set(FAST_VARIABLE, "1");
+    assert.equal(slowOptions({ name: "a" }).ignore, true);
+    assert.equal(slowOptions({ name: "a", ignore: false }).ignore, true);
+    Deno.env.set(FAST_VARIABLE, "0");
+    assert.equal(slowOptions({ name: "a" }).ignore, false);
+  } finally {
+    if (before === undefined) Deno.env.delete(FAST_VARIABLE);
+    else Deno.env.set(FAST_VARIABLE, before);
+  }
 });
 
 for (const kind of storeKinds) {

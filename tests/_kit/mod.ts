@@ -23,6 +23,7 @@ export {
   type SseEvent,
   SseReader,
 } from "./sse.ts";
+export { FAST_VARIABLE, slowOptions, slowTest } from "./slow.ts";
 export { openTestStore, type TestStore, type TestStoreOptions } from "./store.ts";
 export { type TempDir, tempDir } from "./temp.ts";
 export { type ServerProcess, type ServerProcessOptions, startServerProcess } from "./process.ts";

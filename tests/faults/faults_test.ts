@@ -19,6 +19,7 @@ import {
   readSse,
   type ServerProcess,
   skipNotice,
+  slowTest,
   startServerProcess,
 } from "../_kit/mod.ts";
 import { postgresBin, redisAvailable, startPostgres, startRedis } from "./services.ts";
@@ -95,7 +96,7 @@ async function readRun(url: string, runId: string): Promise<Record<string, unkno
 
 const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-Deno.test({
+slowTest({
   name: "faults: store outages, a lost Redis and a killed replica end in clear, agreeing answers",
   ignore: !enabled,
   // Child processes and their pipes outlive single steps by design.

@@ -12,7 +12,7 @@ import { fileURLToPath } from "node:url";
 import { chromium, type Page } from "playwright-core";
 import { loadConfig } from "../../src/config/load.ts";
 import { PLAYGROUND_PATHS } from "../../src/http/playground/mod.ts";
-import { startTestServer, type TestServer } from "../_kit/mod.ts";
+import { slowTest, startTestServer, type TestServer } from "../_kit/mod.ts";
 
 const CHROMIUM = Deno.env.get("AGENTD_TEST_CHROMIUM") ?? "/usr/bin/chromium";
 const CHROMIUM_ARGS = [
@@ -123,7 +123,7 @@ async function sessionMessages(server: TestServer, session: string) {
   }[];
 }
 
-Deno.test({
+slowTest({
   name: "playground: a person drives the agent from the built-in page",
   // Playwright keeps a pipe to the browser and timers of its own between steps.
   sanitizeOps: false,

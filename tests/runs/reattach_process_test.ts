@@ -4,11 +4,11 @@
  * run ends (with the end read from the store), never stay open on keep-alives.
  */
 import assert from "node:assert/strict";
-import { assertError, readSse, startServerProcess, tempDir } from "../_kit/mod.ts";
+import { assertError, readSse, slowTest, startServerProcess, tempDir } from "../_kit/mod.ts";
 
 const text = (value: string) => ({ role: "user", content: [{ type: "text", value }] });
 
-Deno.test({
+slowTest({
   name: "re-attach on another process with memory pub/sub ends when the run ends",
   sanitizeResources: false,
   sanitizeOps: false,

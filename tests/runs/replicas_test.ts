@@ -9,6 +9,7 @@ import {
   readEvents,
   readSse,
   skipNotice,
+  slowTest,
   startServerProcess,
   testPostgresUrl,
   testRedisUrl,
@@ -40,7 +41,7 @@ async function status(url: string, runId: string): Promise<Record<string, unknow
   return await (await fetch(`${url}/v1/runs/${runId}`)).json();
 }
 
-Deno.test({
+slowTest({
   name: "replicas share PostgreSQL and Redis",
   ignore: !enabled,
   sanitizeResources: false,

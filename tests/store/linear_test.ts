@@ -7,7 +7,13 @@
 import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
 import postgres from "postgres";
-import { startTestServer, storeKinds, testPostgresUrl, type TestServer } from "../_kit/mod.ts";
+import {
+  slowTest,
+  startTestServer,
+  storeKinds,
+  testPostgresUrl,
+  type TestServer,
+} from "../_kit/mod.ts";
 
 /** Bytes on disk of the messages and checkpoints tables, each with its indexes. */
 async function tableBytes(t: TestServer): Promise<{ messages: number; checkpoints: number }> {
@@ -55,7 +61,8 @@ async function turn(t: TestServer, n: number): Promise<void> {
 }
 
 for (const kind of storeKinds) {
-  Deno.test(`linear storage (${kind}): checkpoints grow with the turns, not their square`, async () => {
+  const name = `linear storage (${kind}): checkpoints grow with the turns, not their square`;
+  slowTest(name, async () => {
     await using t = await startTestServer({ store: kind });
     const sizes: Record<number, { messages: number; checkpoints: number }> = {};
     for (let n = 1; n <= 1000; n++) {
