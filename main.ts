@@ -8,7 +8,9 @@
  */
 import { parseArgs } from "node:util";
 import denoConfig from "./deno.json" with { type: "json" };
-import { ConfigError, loadConfig, maskSecrets } from "./src/config/load.ts";
+import { ConfigError } from "./src/config/errors.ts";
+import { loadConfig } from "./src/config/load.ts";
+import { maskSecrets } from "./src/config/mask.ts";
 import type { Config } from "./src/config/schema.ts";
 
 /** The program version, from `deno.json`. */

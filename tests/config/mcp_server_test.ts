@@ -2,7 +2,9 @@
  * `mcp_server` blocks in the manifest: parsing, interpolation, validation, paths and secrets.
  */
 import assert from "node:assert/strict";
-import { ConfigError, maskSecrets, parseConfig } from "../../src/config/load.ts";
+import { ConfigError } from "../../src/config/errors.ts";
+import { parseConfig } from "../../src/config/load.ts";
+import { maskSecrets } from "../../src/config/mask.ts";
 import type { Config } from "../../src/config/schema.ts";
 import { secretValues } from "../../src/secrets.ts";
 

@@ -14,7 +14,8 @@ import {
   timingSafeEqual,
 } from "../../src/http/kit/auth.ts";
 import { protocolAddOns } from "../../src/server.ts";
-import { maskSecrets, parseConfig } from "../../src/config/load.ts";
+import { parseConfig } from "../../src/config/load.ts";
+import { maskSecrets } from "../../src/config/mask.ts";
 import { ManifestSchema } from "../../src/config/schema.ts";
 import { assertError, startTestServer } from "../_kit/mod.ts";
 
