@@ -16,7 +16,7 @@
  */
 import { parseArgs } from "node:util";
 import { fileURLToPath } from "node:url";
-import { ToolSchema } from "../src/config/schema.ts";
+import { ToolSchema } from "../src/config/schema/tool.ts";
 import { createJavaScriptTool, createPythonTool, type Tool } from "../src/tools/mod.ts";
 import type { ToolCallContext } from "../src/tools/types.ts";
 

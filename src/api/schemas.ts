@@ -4,7 +4,7 @@
  * its component there).
  */
 import { z } from "zod";
-import { InferenceParamsSchema, RetrySchema } from "../config/schema.ts";
+import { InferenceParamsSchema, RetrySchema } from "../config/schema/agent.ts";
 
 /** Identifier chosen by a client (session, run, message): printable, no slashes, bounded. */
 export const ClientIdSchema = z.string().min(1).max(128).regex(

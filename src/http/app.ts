@@ -9,7 +9,7 @@ import { errors } from "../errors.ts";
 import { withLogContext } from "../log.ts";
 import { httpMetrics } from "../metrics/mod.ts";
 import { ClientIdSchema } from "../api/schemas.ts";
-import type { CorsConfig } from "../config/schema.ts";
+import type { CorsConfig } from "../config/schema/http_server.ts";
 import { v1Routes } from "./v1/mod.ts";
 import { apiKeyAuth } from "./kit/mod.ts";
 import type { AddOn } from "./kit/mod.ts";

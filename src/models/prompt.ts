@@ -15,7 +15,7 @@ import type {
   LanguageModelV4ToolResultPart,
 } from "@ai-sdk/provider";
 import type { Message, Part } from "../api/schemas.ts";
-import type { InferenceParams } from "../config/schema.ts";
+import type { InferenceParams } from "../config/schema/agent.ts";
 import type { ModelRequest, ModelTool } from "./types.ts";
 
 /** Options of the conversion that depend on the provider. */

@@ -4,7 +4,7 @@
  * own). See docs/models.md for the rules in prose.
  */
 import type { ModelConfig } from "../api/schemas.ts";
-import type { InferenceParams, ModelBlock } from "../config/schema.ts";
+import type { InferenceParams, ModelBlock } from "../config/schema/agent.ts";
 import { errors } from "../errors.ts";
 import { knownProviders, providerEntry } from "./registry.ts";
 import type { ProviderEntry } from "./registry.ts";

@@ -2,7 +2,7 @@
  * Retry policy arithmetic: the backoff before each retry, `Retry-After` parsing and which
  * failures count as transient. Pure functions, so the numbers are tested without waiting.
  */
-import type { RetryConfig } from "../config/schema.ts";
+import type { RetryConfig } from "../config/schema/agent.ts";
 
 /** The retry policy used when neither the manifest nor the run configures one. */
 export const DEFAULT_RETRY: RetryConfig = Object.freeze({

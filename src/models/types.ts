@@ -2,7 +2,7 @@
  * The model seam as the engine sees it: a resolved model configuration and a stream of model
  * events that is open once the provider's response stream is established.
  */
-import type { InferenceParams, RetryConfig } from "../config/schema.ts";
+import type { InferenceParams, RetryConfig } from "../config/schema/agent.ts";
 import type { Message } from "../api/schemas.ts";
 
 /** The model a run uses after resolution (manifest, then environment, then run override). */

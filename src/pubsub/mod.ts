@@ -5,7 +5,7 @@
  * `redis://`/`rediss://` URLs, the Upstash REST API for `https://` URLs. See docs/pubsub.md.
  */
 import type { z } from "zod";
-import type { PubSubSchema } from "../config/schema.ts";
+import type { PubSubSchema } from "../config/schema/runtime.ts";
 import type { PubSub } from "./types.ts";
 import { createMemoryPubSub } from "./memory.ts";
 import { createRedisPubSub } from "./redis.ts";

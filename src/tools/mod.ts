@@ -6,7 +6,8 @@
  */
 import { isAbsolute, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { Config, ToolConfig } from "../config/schema.ts";
+import type { Config } from "../config/schema.ts";
+import type { ToolConfig } from "../config/schema/tool.ts";
 import { createJavaScriptTool, javaScriptHostProblems } from "./javascript_tool.ts";
 import { createPythonTool, type PythonToolOptions } from "./python_tool.ts";
 import type { ToolSpec } from "./spec.ts";

@@ -2,8 +2,8 @@
  * Model resolution: manifest, environment credentials, run override, timeout and retry.
  */
 import assert from "node:assert/strict";
-import { ModelBlockSchema } from "../../src/config/schema.ts";
-import type { ModelBlock } from "../../src/config/schema.ts";
+import { ModelBlockSchema } from "../../src/config/schema/agent.ts";
+import type { ModelBlock } from "../../src/config/schema/agent.ts";
 import { DEFAULT_RETRY, knownProviders, resolveModel } from "../../src/models/mod.ts";
 import { assertError } from "../_kit/mod.ts";
 

@@ -2,7 +2,7 @@
  * Shared helpers of the tool tests: specs from the real manifest schema and a recording ctx.
  */
 import { fileURLToPath } from "node:url";
-import { ToolSchema } from "../../src/config/schema.ts";
+import { ToolSchema } from "../../src/config/schema/tool.ts";
 import type { ToolSpec } from "../../src/tools/mod.ts";
 import type { ToolCallContext } from "../../src/tools/types.ts";
 import { eventually } from "../_kit/mod.ts";

@@ -5,7 +5,8 @@
  * constant time and never logged; only a key's name is.
  */
 import type { MiddlewareHandler } from "hono";
-import type { AuthConfig, Manifest } from "../../config/schema.ts";
+import type { Manifest } from "../../config/schema.ts";
+import type { AuthConfig } from "../../config/schema/http_server.ts";
 import { errors } from "../../errors.ts";
 import type { Logger } from "../../log.ts";
 import type { AppEnv } from "./env.ts";

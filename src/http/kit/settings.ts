@@ -3,7 +3,8 @@
  * schema's own defaults when an app is built from a manifest without the block (tests, OpenAPI).
  */
 import type { Context } from "hono";
-import { HttpServerSchema, type Manifest } from "../../config/schema.ts";
+import type { Manifest } from "../../config/schema.ts";
+import { HttpServerSchema } from "../../config/schema/http_server.ts";
 import type { AppEnv } from "./env.ts";
 
 const DEFAULTS = HttpServerSchema.parse({});

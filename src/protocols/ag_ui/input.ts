@@ -5,7 +5,7 @@
  * request becomes natively is request.ts's job; see docs/ag-ui.md.
  */
 import type { ModelConfig, ToolDefinition } from "../../api/schemas.ts";
-import type { OnDisconnect } from "../../config/schema.ts";
+import type { OnDisconnect } from "../../config/schema/http_server.ts";
 import { errors, type FieldError } from "../../errors.ts";
 import { validate } from "../../http/kit/mod.ts";
 import {

@@ -8,7 +8,7 @@ import { createRoute } from "@hono/zod-openapi";
 import { z } from "zod";
 import type { Run } from "../../api/schemas.ts";
 import { makeEvent, type RunEvent, type RunStreamItem } from "../../api/events.ts";
-import type { OnDisconnect } from "../../config/schema.ts";
+import type { OnDisconnect } from "../../config/schema/http_server.ts";
 import { errors } from "../../errors.ts";
 import {
   BODY_ERRORS,

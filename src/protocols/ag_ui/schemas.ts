@@ -11,7 +11,7 @@ import {
   ModelConfigSchema,
   ToolDefinitionSchema,
 } from "../../api/schemas.ts";
-import { OnDisconnectSchema } from "../../config/schema.ts";
+import { OnDisconnectSchema } from "../../config/schema/http_server.ts";
 
 /** A content part of an AG-UI message; only text parts are supported (checked after parsing). */
 const ContentPartSchema = z.looseObject({ type: z.string(), text: z.string().optional() });

@@ -25,7 +25,7 @@ import {
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import type { JsonSchemaValidator } from "@modelcontextprotocol/sdk/validation";
 import denoConfig from "../../../deno.json" with { type: "json" };
-import type { McpServerConfig } from "../../config/schema.ts";
+import type { McpServerConfig } from "../../config/schema/mcp_server.ts";
 import type { Logger } from "../../log.ts";
 import { errorMessage, toolError } from "../outcome.ts";
 import type { Tool, ToolCallContext, ToolOutcome } from "../types.ts";

@@ -1,26 +1,15 @@
 /**
- * `mcp_server` blocks in the manifest: parsing, interpolation, validation, paths and secrets.
+ * `mcp_server` blocks in the manifest (`src/config/schema/mcp_server.ts`): parsing,
+ * interpolation, validation, paths and secrets.
  */
 import assert from "node:assert/strict";
-import { ConfigError } from "../../src/config/errors.ts";
-import { parseConfig } from "../../src/config/load.ts";
-import { maskSecrets } from "../../src/config/mask.ts";
-import type { Config } from "../../src/config/schema.ts";
-import { secretValues } from "../../src/secrets.ts";
+import { maskSecrets } from "../../../src/config/mask.ts";
+import { secretValues } from "../../../src/secrets.ts";
+import { hcl as parse, MINIMAL, problems } from "../helpers.ts";
 
+/** Parses `text` after a minimal agent block. */
 function hcl(text: string, env: Record<string, string> = {}) {
-  return parseConfig(`agent {\n  name = "t"\n}\n${text}`, {
-    filename: "agent.hcl",
-    baseDir: "/srv/agent",
-    env,
-  });
-}
-
-/** The messages of the `ConfigError` the manifest is rejected with. */
-async function problems(promise: Promise<Config>): Promise<string[]> {
-  const error = await promise.then(() => assert.fail("the manifest was accepted"), (e) => e);
-  assert.ok(error instanceof ConfigError, `expected ConfigError, got ${error}`);
-  return [...error.messages];
+  return parse(`${MINIMAL}${text}`, env);
 }
 
 const BOTH = `
@@ -96,25 +85,6 @@ Deno.test("mcp_server: one transport, and each attribute on its own transport", 
   assert.match(scheme, /^mcp_server\.x\.url: must be an http:\/\/ or https:\/\/ URL/);
   const [empty] = await problems(hcl(`mcp_server "x" {\n  command = []\n}`));
   assert.match(empty, /^mcp_server\.x\.command: too small/);
-});
-
-Deno.test("mcp_server names keep SERVER__TOOL unambiguous; tools may not take their names", async () => {
-  for (const bad of ["my__fs", "fs_", "9fs", "f.s", "x".repeat(33)]) {
-    const [line] = await problems(hcl(`mcp_server "${bad}" {\n  command = ["a"]\n}`));
-    assert.match(line, new RegExp(`^mcp_server\\.${bad.replace(".", "\\.")}: the name must start`));
-  }
-  for (const good of ["fs", "git-hub", "My_Server2", "x".repeat(32)]) {
-    await hcl(`mcp_server "${good}" {\n  command = ["a"]\n}`);
-  }
-  const tool = (name: string) =>
-    `tool "${name}" {\n  kind = "javascript"\n  module = "t.ts"\n}\nmcp_server "fs" {\n  command = ["a"]\n}`;
-  for (const taken of ["fs", "fs__read"]) {
-    assert.deepEqual(await problems(hcl(tool(taken))), [
-      `tool.${taken}: the name is taken by mcp_server "fs" (it names the server, and fs__* its ` +
-      "tools); rename the tool or the server",
-    ]);
-  }
-  await hcl(tool("fs_read"));
 });
 
 Deno.test("check masks header and env values; logs scrub them", async () => {

@@ -1,0 +1,79 @@
+/** The `runtime` block: storage, pub/sub, replicas, attached streams, tool slots, logging. */
+import { z } from "zod";
+
+/** Where runs, sessions, messages and checkpoints are stored. */
+export const StorageSchema = z.object({
+  kind: z.enum(["sqlite", "postgres"]).optional(),
+  /** SQLite file path (relative to the manifest) or `:memory:`. */
+  path: z.string().optional(),
+  /** PostgreSQL URL (`postgres://...`); selects the postgres store. */
+  url: z.string().optional(),
+  /** PostgreSQL schema to use (created when missing). */
+  schema: z.string().regex(/^[a-z_][a-z0-9_]*$/).optional(),
+  /**
+   * Milliseconds any store call may take (connecting, waiting for a lock, the query); past it
+   * the call fails as unavailable (503 with `Retry-After` to clients) instead of waiting on.
+   */
+  timeout: z.number().int().positive().max(600_000).default(5_000),
+}).strict();
+
+/** Live event transport for re-attach streams (spec: AGENT__PUBSUB__*). */
+export const PubSubSchema = z.object({
+  kind: z.enum(["memory", "redis"]).default("memory"),
+  capacity: z.number().int().min(1).max(10_000_000).default(4096),
+  url: z.string().optional(),
+  token: z.string().optional(),
+  /** Prefix of every channel name, so several deployments can share one Redis. */
+  prefix: z.string().default("agentd"),
+  /**
+   * Milliseconds a run's events are kept for replay after the run ends (in memory for `memory`,
+   * in a Redis Stream per run for `redis`); 0 keeps none, so no stream can be resumed.
+   */
+  retention: z.number().int().min(0).max(7 * 86_400_000).default(600_000),
+  /** Events kept per run for replay; the oldest are trimmed first. */
+  retention_max_events: z.number().int().min(1).max(1_000_000).default(10_000),
+  /** `memory` only: characters of retained events kept in the process, over all runs. */
+  retention_max_bytes: z.number().int().min(1024).max(2 ** 40).default(64 * 1024 * 1024),
+}).strict();
+
+/** Replica liveness and shutdown settings. */
+export const ReplicaSchema = z.object({
+  /** This process's replica id, recorded as the owner of its runs (random when unset). */
+  id: z.string().min(1).max(128).optional(),
+  /** Milliseconds between heartbeats of the runs a replica owns. */
+  heartbeat_interval: z.number().int().positive().default(2_000),
+  /** Milliseconds without heartbeat after which another replica interrupts a run. */
+  lease: z.number().int().positive().default(15_000),
+  /** Milliseconds between polls of the database for cancellations and lost runs. */
+  poll_interval: z.number().int().positive().default(500),
+  /** Milliseconds running runs get to finish on SIGTERM/SIGINT before they are interrupted. */
+  shutdown_grace: z.number().int().min(0).default(10_000),
+}).strict();
+
+/** How an attached run stream treats a client that reads slower than the run produces. */
+export const AttachedSchema = z.object({
+  /** Events the stream holds for its client before the run waits for it. */
+  buffer: z.number().int().min(1).max(1_000_000).default(1024),
+  /** Milliseconds the run waits for a full stream to drain before the client is dropped. */
+  drain_timeout: z.number().int().positive().default(10_000),
+}).strict();
+
+/** Server-wide bounds on tool calls (docs/tools.md#how-many-at-once). */
+export const ToolsRuntimeSchema = z.object({
+  /**
+   * JavaScript and Python calls running at once, over all tools (each in a process of its own);
+   * more wait for a slot, at most their tool's `timeout`.
+   */
+  max_processes: z.number().int().min(1).max(10_000).default(16),
+}).strict();
+
+/** The runtime block. */
+export const RuntimeSchema = z.object({
+  default_tenant_id: z.string().min(1).max(128).default("default"),
+  storage: StorageSchema.prefault({}),
+  pubsub: PubSubSchema.prefault({}),
+  replica: ReplicaSchema.prefault({}),
+  attached: AttachedSchema.prefault({}),
+  tools: ToolsRuntimeSchema.prefault({}),
+  log_level: z.enum(["debug", "info", "warn", "error"]).default("info"),
+}).strict();
