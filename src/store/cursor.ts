@@ -5,7 +5,7 @@
  * rows (an offset would).
  */
 import type { Page } from "../api/schemas.ts";
-import { errors } from "./errors.ts";
+import { storeErrors } from "./errors.ts";
 import type { PageQuery } from "./types.ts";
 
 /** The version tag inside every cursor, so the format can change without misreading old ones. */
@@ -19,12 +19,12 @@ function token(text: string): string {
 
 /** The text of a token; anything that is not one is a `StoreError` `invalid_cursor`. */
 function untoken(page: string): string {
-  if (!/^[A-Za-z0-9_-]+$/.test(page)) throw errors.invalidCursor();
+  if (!/^[A-Za-z0-9_-]+$/.test(page)) throw storeErrors.invalidCursor();
   try {
     const padded = page.replaceAll("-", "+").replaceAll("_", "/");
     return atob(padded + "=".repeat((4 - padded.length % 4) % 4));
   } catch {
-    throw errors.invalidCursor();
+    throw storeErrors.invalidCursor();
   }
 }
 
@@ -40,7 +40,7 @@ export function encodeCursor(seq: number): string {
 export function decodeCursor(page: string | null | undefined): number {
   if (page === undefined || page === null) return 0;
   const match = SHAPE.exec(untoken(page));
-  if (!match || !Number.isSafeInteger(Number(match[1]))) throw errors.invalidCursor();
+  if (!match || !Number.isSafeInteger(Number(match[1]))) throw storeErrors.invalidCursor();
   return Number(match[1]);
 }
 
@@ -61,7 +61,7 @@ export function decodeRecentCursor(page: string | null | undefined): RecentKey |
   const match = RECENT.exec(untoken(page));
   const [time, seq] = [Number(match?.[1]), Number(match?.[2])];
   if (!match || !Number.isSafeInteger(time) || !Number.isSafeInteger(seq)) {
-    throw errors.invalidCursor();
+    throw storeErrors.invalidCursor();
   }
   return { time, seq };
 }

@@ -1,7 +1,8 @@
 /**
  * The store's own errors: what went wrong in storage terms (a record is missing, an id is taken, a
- * session is busy, a page cursor is not ours). The store knows nothing of HTTP; the HTTP edge
- * maps each kind onto its status and code (src/http/kit/errors.ts, docs/errors.md).
+ * session is busy, a page cursor is not ours, the conversation moved under a run's plan). The
+ * store knows nothing of HTTP; the HTTP edge maps each kind onto its status and code
+ * (src/http/kit/errors.ts, docs/errors.md).
  */
 
 /** What kind of storage failure a `StoreError` is. */
@@ -48,8 +49,20 @@ export class StoreUnavailable extends Error {
   }
 }
 
+/**
+ * The session's conversation changed between `readStart` and `createRun` (a message was added or
+ * deleted meanwhile): nothing was written; read again and retry.
+ */
+export class ConversationChanged extends Error {
+  /** Names the session whose conversation moved. */
+  constructor(readonly sessionId: string) {
+    super(`the conversation of session '${sessionId}' changed while the run was being started`);
+    this.name = "ConversationChanged";
+  }
+}
+
 /** Constructors of every `StoreError` the stores throw. */
-export const errors = {
+export const storeErrors = {
   sessionNotFound: (id: string) =>
     new StoreError("session_not_found", id, `session '${id}' not found`),
   runNotFound: (id: string) => new StoreError("run_not_found", id, `run '${id}' not found`),

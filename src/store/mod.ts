@@ -24,10 +24,14 @@ export type {
   StepCommit,
   Store,
 } from "./types.ts";
-export { ConversationChanged } from "./types.ts";
 export { newMessages } from "./records.ts";
 export { decodeCursor, encodeCursor } from "./cursor.ts";
-export { StoreError, type StoreErrorKind, StoreUnavailable } from "./errors.ts";
+export {
+  ConversationChanged,
+  StoreError,
+  type StoreErrorKind,
+  StoreUnavailable,
+} from "./errors.ts";
 
 /** Where the store lives: a SQLite file (or `:memory:`) or a PostgreSQL database and schema. */
 export type StoreOptions =

@@ -11,7 +11,7 @@ import type {
   RunStatus,
   Session,
 } from "../api/schemas.ts";
-import { errors } from "./errors.ts";
+import { storeErrors } from "./errors.ts";
 import type { CheckpointData, CheckpointHead } from "./types.ts";
 
 /** A session row. */
@@ -210,7 +210,7 @@ export function newMessages(
   const at = iso(now);
   return inputs.map((input) => {
     const id = input.message_id ?? crypto.randomUUID();
-    if (seen.has(id)) throw errors.messageExists(id);
+    if (seen.has(id)) throw storeErrors.messageExists(id);
     seen.add(id);
     const message: Message = {
       message_id: id,

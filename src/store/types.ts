@@ -138,18 +138,6 @@ export interface RunStart {
   messages: Message[];
 }
 
-/**
- * The session's conversation changed between `readStart` and `createRun` (a message was added or
- * deleted meanwhile): nothing was written; read again and retry.
- */
-export class ConversationChanged extends Error {
-  /** Names the session whose conversation moved. */
-  constructor(readonly sessionId: string) {
-    super(`the conversation of session '${sessionId}' changed while the run was being started`);
-    this.name = "ConversationChanged";
-  }
-}
-
 /** A run of a chain, with the note its link keeps (null for the origin). */
 export interface ChainedRun {
   /** The run. */

@@ -16,7 +16,7 @@ import type {
   Session,
 } from "../../api/schemas.ts";
 import { type Clock, systemClock } from "../../clock.ts";
-import { errors } from "../errors.ts";
+import { ConversationChanged, storeErrors } from "../errors.ts";
 import { cutPage, decodeRecentCursor, pageWindow, toPage, toRecentPage } from "../cursor.ts";
 import { type Conversion, pendingMigrations, SCHEMA_MIGRATIONS_DDL } from "../migrations/mod.ts";
 import {
@@ -34,19 +34,18 @@ import {
   toRun,
   toSession,
 } from "../records.ts";
-import {
-  type ChainFilter,
-  type ChainHead,
-  ConversationChanged,
-  type LostRun,
-  type NewRun,
-  type PageQuery,
-  type RunChain,
-  type RunFilter,
-  type RunOutcome,
-  type RunStart,
-  type StepCommit,
-  type Store,
+import type {
+  ChainFilter,
+  ChainHead,
+  LostRun,
+  NewRun,
+  PageQuery,
+  RunChain,
+  RunFilter,
+  RunOutcome,
+  RunStart,
+  StepCommit,
+  Store,
 } from "../types.ts";
 
 /** Options of the PostgreSQL store. */
@@ -217,26 +216,26 @@ function mapWriteError(
     if (error.code === "P0001") {
       switch (error.message) {
         case "session_not_found":
-          return errors.sessionNotFound(ids.session);
+          return storeErrors.sessionNotFound(ids.session);
         case "session_busy":
-          return errors.sessionBusy(ids.session);
+          return storeErrors.sessionBusy(ids.session);
         case "conversation_changed":
           return new ConversationChanged(ids.session);
         case "run_exists":
-          return errors.runExists(ids.run ?? "");
+          return storeErrors.runExists(ids.run ?? "");
         case "checkpoint_not_found":
-          return errors.checkpointNotFound(ids.checkpoint ?? "");
+          return storeErrors.checkpointNotFound(ids.checkpoint ?? "");
         case "message_exists":
-          return errors.messageExists(error.detail ?? "");
+          return storeErrors.messageExists(error.detail ?? "");
       }
     }
     if (uniqueViolation(error, "messages_current_id")) {
       // "Key (tenant_id, session_id, message_id)=(t, s, m) already exists.": two inputs of one batch.
       const key = /=\((.*)\) already exists/.exec(error.detail ?? "")?.[1] ?? "";
-      return errors.messageExists(key.slice(key.lastIndexOf(", ") + 2));
+      return storeErrors.messageExists(key.slice(key.lastIndexOf(", ") + 2));
     }
-    if (uniqueViolation(error, "runs_run_id_key")) return errors.runExists(ids.run ?? "");
-    if (uniqueViolation(error, "runs_one_running")) return errors.sessionBusy(ids.session);
+    if (uniqueViolation(error, "runs_run_id_key")) return storeErrors.runExists(ids.run ?? "");
+    if (uniqueViolation(error, "runs_one_running")) return storeErrors.sessionBusy(ids.session);
   }
   return error;
 }
@@ -287,7 +286,7 @@ export class PostgresStore implements Store {
           AND session_id = ${sessionId} FOR SHARE`
       : await q`SELECT seq FROM sessions WHERE tenant_id = ${tenant}
           AND session_id = ${sessionId}`;
-    if (rows.length === 0) throw errors.sessionNotFound(sessionId);
+    if (rows.length === 0) throw storeErrors.sessionNotFound(sessionId);
   }
 
   /**
@@ -298,7 +297,7 @@ export class PostgresStore implements Store {
   async #requireIdle(q: Query, tenant: string, sessionId: string, runId: string | null) {
     const running = await q`SELECT 1 FROM runs WHERE tenant_id = ${tenant}
       AND session_id = ${sessionId} AND status = 'running' AND run_id IS DISTINCT FROM ${runId}`;
-    if (running.length > 0) throw errors.sessionBusy(sessionId);
+    if (running.length > 0) throw storeErrors.sessionBusy(sessionId);
   }
 
   async migrate(): Promise<void> {
@@ -343,7 +342,7 @@ export class PostgresStore implements Store {
       JSON.stringify(input.metadata ?? {})
     }::text::jsonb, ${now}, ${now})
       ON CONFLICT DO NOTHING RETURNING *`;
-    if (!row) throw errors.sessionExists(id);
+    if (!row) throw storeErrors.sessionExists(id);
     return toSession(sessionRow(row));
   }
 
@@ -367,7 +366,7 @@ export class PostgresStore implements Store {
       // FOR UPDATE waits for (and then blocks) appends and run creations on this session.
       const [session] = await tx`SELECT seq FROM sessions
         WHERE tenant_id = ${tenant} AND session_id = ${sessionId} FOR UPDATE`;
-      if (!session) throw errors.sessionNotFound(sessionId);
+      if (!session) throw storeErrors.sessionNotFound(sessionId);
       await this.#requireIdle(tx, tenant, sessionId, null);
       await tx`DELETE FROM messages WHERE tenant_id = ${tenant} AND session_id = ${sessionId}`;
       await tx`DELETE FROM checkpoints WHERE tenant_id = ${tenant} AND session_id = ${sessionId}`;
@@ -425,7 +424,7 @@ export class PostgresStore implements Store {
         const [session] = await tx`UPDATE sessions SET updated_at = ${this.#clock.now()},
             message_clock = message_clock + 1
           WHERE tenant_id = ${tenant} AND session_id = ${sessionId} RETURNING message_clock`;
-        if (!session) throw errors.sessionNotFound(sessionId);
+        if (!session) throw storeErrors.sessionNotFound(sessionId);
         await this.#requireIdle(tx, tenant, sessionId, null);
         // The row stays for the checkpoints that saw it; it only leaves the conversation.
         const removed = await tx`UPDATE messages SET removed_clock = ${session.message_clock}
@@ -615,7 +614,7 @@ export class PostgresStore implements Store {
     } catch (error) {
       throw mapWriteError(error, { session: last?.session_id ?? "", run: runId });
     }
-    if (!row) throw errors.runNotFound(runId);
+    if (!row) throw storeErrors.runNotFound(runId);
     return toRun(runRow(row));
   }
 

@@ -20,7 +20,7 @@ import type {
   Session,
 } from "../../api/schemas.ts";
 import { type Clock, systemClock } from "../../clock.ts";
-import { errors } from "../errors.ts";
+import { ConversationChanged, storeErrors } from "../errors.ts";
 import { cutPage, decodeRecentCursor, pageWindow, toPage, toRecentPage } from "../cursor.ts";
 import { type Conversion, pendingMigrations, SCHEMA_MIGRATIONS_DDL } from "../migrations/mod.ts";
 import {
@@ -38,19 +38,18 @@ import {
   toRun,
   toSession,
 } from "../records.ts";
-import {
-  type ChainFilter,
-  type ChainHead,
-  ConversationChanged,
-  type LostRun,
-  type NewRun,
-  type PageQuery,
-  type RunChain,
-  type RunFilter,
-  type RunOutcome,
-  type RunStart,
-  type StepCommit,
-  type Store,
+import type {
+  ChainFilter,
+  ChainHead,
+  LostRun,
+  NewRun,
+  PageQuery,
+  RunChain,
+  RunFilter,
+  RunOutcome,
+  RunStart,
+  StepCommit,
+  Store,
 } from "../types.ts";
 
 /**
@@ -316,7 +315,7 @@ export class SqliteStore implements Store {
       tenant,
       sessionId,
     );
-    if (!found) throw errors.sessionNotFound(sessionId);
+    if (!found) throw storeErrors.sessionNotFound(sessionId);
   }
 
   /**
@@ -332,7 +331,7 @@ export class SqliteStore implements Store {
       sessionId,
       runId,
     );
-    if (running) throw errors.sessionBusy(sessionId);
+    if (running) throw storeErrors.sessionBusy(sessionId);
   }
 
   #runById(runId: string): Row | undefined {
@@ -366,7 +365,7 @@ export class SqliteStore implements Store {
       } catch (error) {
         // `messages_current_id` is the table's only unique key besides `seq`.
         if (String((error as Error).message).includes("UNIQUE constraint failed")) {
-          throw errors.messageExists(m.message_id);
+          throw storeErrors.messageExists(m.message_id);
         }
         throw error;
       }
@@ -377,7 +376,7 @@ export class SqliteStore implements Store {
   #commitStep(step: StepCommit, now: number): void {
     const { tenant_id: tenant, session_id: sessionId } = step;
     const clock = this.#advance(tenant, sessionId, step.messages.length, now);
-    if (clock === null) throw errors.sessionNotFound(sessionId);
+    if (clock === null) throw storeErrors.sessionNotFound(sessionId);
     this.#requireIdle(tenant, sessionId, step.run_id);
     this.#insertMessages(tenant, sessionId, step.messages, clock);
     const checkpoint = step.checkpoint;
@@ -531,7 +530,7 @@ export class SqliteStore implements Store {
         now,
         now,
       );
-      if (!row) throw errors.sessionExists(id);
+      if (!row) throw storeErrors.sessionExists(id);
       return toSession(sessionRow(row));
     });
   }
@@ -586,7 +585,7 @@ export class SqliteStore implements Store {
       const messages = newMessages(sessionId, inputs, null, now);
       this.#write(() => {
         const clock = this.#advance(tenant, sessionId, messages.length, now);
-        if (clock === null) throw errors.sessionNotFound(sessionId);
+        if (clock === null) throw storeErrors.sessionNotFound(sessionId);
         this.#requireIdle(tenant, sessionId, null);
         this.#insertMessages(tenant, sessionId, messages, clock);
       });
@@ -641,7 +640,7 @@ export class SqliteStore implements Store {
     return this.#durable(() => {
       return this.#write(() => {
         const clock = this.#advance(tenant, sessionId, 1, this.#clock.now());
-        if (clock === null) throw errors.sessionNotFound(sessionId);
+        if (clock === null) throw storeErrors.sessionNotFound(sessionId);
         this.#requireIdle(tenant, sessionId, null);
         // The row stays for the checkpoints that saw it; it only leaves the conversation.
         const removed = this.#run(
@@ -680,7 +679,7 @@ export class SqliteStore implements Store {
           );
         }
         let clock = this.#advance(tenant, run.session_id, (fork ? 1 : 0) + messages.length, now);
-        if (clock === null) throw errors.sessionNotFound(run.session_id);
+        if (clock === null) throw storeErrors.sessionNotFound(run.session_id);
         if (run.expect_clock !== undefined && clock !== run.expect_clock) {
           throw new ConversationChanged(run.session_id);
         }
@@ -704,10 +703,10 @@ export class SqliteStore implements Store {
             // Run ids are global: another tenant's run with this id is a conflict too. Asked
             // only now, so a run id both taken and in a busy session is still a `run_exists`.
             if (this.#get("SELECT 1 AS found FROM runs WHERE run_id = ?", run.run_id)) {
-              throw errors.runExists(run.run_id);
+              throw storeErrors.runExists(run.run_id);
             }
             // The partial unique index `runs_one_running` is the only other unique key.
-            throw errors.sessionBusy(run.session_id);
+            throw storeErrors.sessionBusy(run.session_id);
           }
           throw error;
         }
@@ -745,7 +744,7 @@ export class SqliteStore implements Store {
       sessionId,
       checkpointId,
     );
-    if (!found) throw errors.checkpointNotFound(checkpointId);
+    if (!found) throw storeErrors.checkpointNotFound(checkpointId);
     const mark = found.message_clock as number;
     this.#run(
       `UPDATE messages SET removed_clock = ? WHERE ${CURRENT} AND added_clock > ?`,
@@ -959,7 +958,7 @@ export class SqliteStore implements Store {
           runId,
         ) ?? this.#runById(runId);
       });
-      if (!row) throw errors.runNotFound(runId);
+      if (!row) throw storeErrors.runNotFound(runId);
       return toRun(runRow(row));
     });
   }
