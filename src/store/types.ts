@@ -318,3 +318,39 @@ export interface Store {
   /** A page of the session's checkpoints, oldest first. */
   listCheckpoints(tenant: string, sessionId: string, page: PageQuery): Promise<Page<Checkpoint>>;
 }
+
+/** The session methods of a `Store` (each implementation builds its store from such parts). */
+export type SessionMethods = Pick<
+  Store,
+  "createSession" | "getSession" | "listSessions" | "deleteSession"
+>;
+
+/** The methods of a `Store` on a session's current conversation. */
+export type MessageMethods = Pick<
+  Store,
+  "appendMessages" | "listMessages" | "allMessages" | "getMessage" | "deleteMessage"
+>;
+
+/** The methods of a `Store` that start, read, commit, finish and cancel runs. */
+export type RunMethods = Pick<
+  Store,
+  "createRun" | "readStart" | "getRun" | "listRuns" | "commitStep" | "finishRun" | "cancelRun"
+>;
+
+/** The methods of a `Store` on chains of runs. */
+export type ChainMethods = Pick<Store, "runChain" | "listChains">;
+
+/**
+ * The methods of a `Store` that keep running runs owned: heartbeats, the sweep of runs whose
+ * owner stopped, and what the owner's cancellation watch listens to or polls.
+ */
+export type LeaseMethods = Pick<
+  Store,
+  "watchCancellations" | "runStatuses" | "heartbeat" | "sweepLostRuns"
+>;
+
+/** The checkpoint methods of a `Store`. */
+export type CheckpointMethods = Pick<
+  Store,
+  "getCheckpoint" | "latestCheckpoint" | "listCheckpoints"
+>;

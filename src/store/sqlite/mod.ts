@@ -1,2 +1,7 @@
 /** The SQLite store: the embedded default. */
-export { isSqliteOutage, openSqliteStore, SqliteStore, type SqliteStoreOptions } from "./store.ts";
+export {
+  isSqliteOutage,
+  openSqliteStore,
+  type SqliteStore,
+  type SqliteStoreOptions,
+} from "./store.ts";

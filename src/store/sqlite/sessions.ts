@@ -1,0 +1,79 @@
+/** The SQLite store's sessions: create, read, list, and delete with everything they hold. */
+import type { Clock } from "../../clock.ts";
+import { pageWindow, toPage } from "../cursor.ts";
+import { storeErrors } from "../errors.ts";
+import { toSession } from "../records.ts";
+import type { SessionMethods } from "../types.ts";
+import { attempt, type Connection } from "./connection.ts";
+import { requireIdle, requireSession } from "./conversation.ts";
+import type { GroupCommit } from "./group_commit.ts";
+import { decode, SESSION_COLUMNS } from "./rows.ts";
+
+/** The session methods of the SQLite store on `conn`. */
+export function sqliteSessions(
+  conn: Connection,
+  commits: GroupCommit,
+  clock: Clock,
+): SessionMethods {
+  return {
+    createSession(tenant, input) {
+      return attempt(() => {
+        const id = input.session_id ?? crypto.randomUUID();
+        const now = clock.now();
+        const row = conn.get(
+          `INSERT INTO sessions (tenant_id, session_id, metadata, created_at, updated_at)
+           VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING ${SESSION_COLUMNS}`,
+          tenant,
+          id,
+          JSON.stringify(input.metadata ?? {}),
+          now,
+          now,
+        );
+        if (!row) throw storeErrors.sessionExists(id);
+        return toSession(decode.session(row));
+      });
+    },
+
+    getSession(tenant, sessionId) {
+      return attempt(() => {
+        const row = conn.get(
+          `SELECT ${SESSION_COLUMNS} FROM sessions WHERE tenant_id = ? AND session_id = ?`,
+          tenant,
+          sessionId,
+        );
+        return row ? toSession(decode.session(row)) : null;
+      });
+    },
+
+    listSessions(tenant, page) {
+      return attempt(() => {
+        const { after, limit } = pageWindow(page);
+        const rows = conn.all(
+          `SELECT ${SESSION_COLUMNS} FROM sessions WHERE tenant_id = ? AND seq > ?
+           ORDER BY seq LIMIT ?`,
+          tenant,
+          after,
+          limit,
+        ).map(decode.session);
+        const count = conn.get("SELECT count(*) AS n FROM sessions WHERE tenant_id = ?", tenant)!;
+        return toPage(rows, page.per_page, count.n as number, toSession);
+      });
+    },
+
+    deleteSession(tenant, sessionId) {
+      return commits.durable(() => {
+        commits.write(() => {
+          requireSession(conn, tenant, sessionId);
+          requireIdle(conn, tenant, sessionId, null);
+          for (const table of ["messages", "checkpoints", "run_links", "runs", "sessions"]) {
+            conn.run(
+              `DELETE FROM ${table} WHERE tenant_id = ? AND session_id = ?`,
+              tenant,
+              sessionId,
+            );
+          }
+        });
+      });
+    },
+  };
+}
