@@ -130,7 +130,10 @@ export interface CheckpointHead {
 
 /** What a run starts from, read in one consistent snapshot. */
 export interface RunStart {
-  /** The session's conversation clock (for `NewRun.expect_clock`); null when there is no session. */
+  /**
+   * The session's conversation clock (for `NewRun.expect_clock`); null when there is no
+   * session.
+   */
   clock: number | null;
   /** The checkpoint the run continues from: the named one, else the latest; null when none. */
   checkpoint: CheckpointHead | null;

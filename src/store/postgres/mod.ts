@@ -1,8 +1,8 @@
 /** The PostgreSQL store: for several replicas sharing one database. */
 export {
   cancelChannel,
-  isPostgresOutage,
   openPostgresStore,
-  PostgresStore,
+  type PostgresStore,
   type PostgresStoreOptions,
 } from "./store.ts";
+export { isPostgresOutage } from "./connection.ts";
