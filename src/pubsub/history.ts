@@ -1,7 +1,7 @@
 /**
  * A channel's history kept for replay (a run's events, so a client can resume its stream from a
  * cursor): the settings every transport shares and the in-process history of the `memory`
- * transport. Redis and Upstash keep theirs in a Redis Stream per channel (see redis.ts, upstash.ts).
+ * transport. Redis and Upstash keep theirs in a Redis Stream per channel (see stream_history.ts).
  */
 
 /** How long and how much history is kept. */
@@ -38,16 +38,6 @@ export interface HistoryPage {
   /** The newest retained sequence number, null when nothing is kept. */
   last: number | null;
 }
-
-/**
- * While a channel is still written to (its run is running) a Redis history lives this long past
- * the retention window, refreshed by the writes; sealing sets the retention window proper. It only
- * matters when no replica is left to seal it (all of them died mid-run).
- */
-export const OPEN_HISTORY_TTL_MS = 3_600_000;
-
-/** How often an open Redis history's TTL is refreshed by a write. */
-export const TTL_REFRESH_MS = 60_000;
 
 interface Log {
   entries: Retained[];

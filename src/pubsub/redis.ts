@@ -1,24 +1,28 @@
 /**
  * The `redis` transport for `redis://` and `rediss://` URLs, through node-redis: one publisher
- * connection and one dedicated subscriber connection per PubSub, with one Redis `SUBSCRIBE` per
- * channel shared by all local subscribers of that channel.
+ * connection (here) and one dedicated subscriber connection (redis_subscriber.ts) per PubSub,
+ * with one Redis `SUBSCRIBE` per channel shared by all local subscribers of that channel. A
+ * channel's history is a Redis Stream (stream_history.ts), appended to by one script.
  *
  * Neither connection reconnects on its own. A silent reconnect of the subscriber would resubscribe
  * behind streams that already missed the messages of the outage; ending them with
  * `transport_lost` tells their clients to reattach instead. The next `subscribe()` opens a new
  * connection; the next `publish()` after a short backoff reconnects the publisher.
  */
-import { createClient, ErrorReply } from "redis";
+import { ErrorReply } from "redis";
 import type { HistoryPage, PubSub, Subscription } from "./types.ts";
 import { assertCapacity, BufferedSubscription } from "./subscription.ts";
 import { messageOf, PubSubError, redactUrl, transportUnavailable } from "./errors.ts";
+import { HISTORY_DEFAULTS, type HistorySettings, type Retained } from "./history.ts";
 import {
-  HISTORY_DEFAULTS,
-  type HistorySettings,
-  OPEN_HISTORY_TTL_MS,
-  type Retained,
-  TTL_REFRESH_MS,
-} from "./history.ts";
+  type Client,
+  newClient,
+  type RedisSettings,
+  TimeoutError,
+  withTimeout,
+} from "./redis_connection.ts";
+import { SubscriberConnection } from "./redis_subscriber.ts";
+import { entryId, historyKey, OpenHistories, seqOf } from "./stream_history.ts";
 
 /** Settings of the Redis transport. */
 export interface RedisPubSubOptions {
@@ -38,19 +42,6 @@ export interface RedisPubSubOptions {
   connectTimeoutMs?: number;
   /** The history `append` keeps: a Redis Stream per channel, so every replica can replay. */
   history?: HistorySettings;
-}
-
-type Client = ReturnType<typeof createClient>;
-
-interface Settings {
-  url: string;
-  capacity: number;
-  prefix: string;
-  onError: (err: unknown) => void;
-  publishTimeoutMs: number;
-  heartbeatMs: number;
-  connectTimeoutMs: number;
-  history: HistorySettings;
 }
 
 /**
@@ -101,7 +92,7 @@ export async function createRedisPubSub(options: RedisPubSubOptions): Promise<Pu
 
 class RedisPubSub implements PubSub {
   readonly kind = "redis";
-  readonly #s: Settings;
+  readonly #s: RedisSettings;
   #closed = false;
   #publisher: Client | undefined;
   #publisherConnecting: Promise<Client | undefined> | undefined;
@@ -111,10 +102,10 @@ class RedisPubSub implements PubSub {
   #subscriberOpening: Promise<SubscriberConnection> | undefined;
   /** Whether appends go as one script (`APPEND_SCRIPT`); false once Redis refused to run it. */
   #scripting = true;
-  /** When each open history's TTL was last refreshed (removed when it is sealed). */
-  readonly #ttlRefreshed = new Map<string, number>();
+  /** When each open history's TTL was last refreshed. */
+  readonly #histories = new OpenHistories();
 
-  constructor(settings: Settings) {
+  constructor(settings: RedisSettings) {
     this.#s = settings;
   }
 
@@ -139,16 +130,11 @@ class RedisPubSub implements PubSub {
     const { retention, maxEvents } = this.#s.history;
     if (retention === 0) return this.publish(channel, message);
     const key = historyKey(name);
-    const now = Date.now();
-    let ttl = 0;
-    if (now - (this.#ttlRefreshed.get(key) ?? 0) >= TTL_REFRESH_MS) {
-      this.#ttlRefreshed.set(key, now);
-      ttl = retention + OPEN_HISTORY_TTL_MS;
-    }
+    const ttl = this.#histories.ttlDue(key, retention);
     const commands = (client: Client): Promise<unknown>[] => {
       // One connection, so Redis runs them in this order: the entries exist before the publish.
       const sent: Promise<unknown>[] = entries.map((entry) =>
-        client.xAdd(key, `${entry.seq}-0`, { m: entry.message }, {
+        client.xAdd(key, entryId(entry.seq), { m: entry.message }, {
           TRIM: { strategy: "MAXLEN", strategyModifier: "~", threshold: maxEvents },
         })
       );
@@ -158,7 +144,7 @@ class RedisPubSub implements PubSub {
     };
     if (!this.#scripting) return this.#send(name, commands);
     const args = [String(maxEvents), name, message, String(ttl)];
-    for (const entry of entries) args.push(`${entry.seq}-0`, entry.message);
+    for (const entry of entries) args.push(entryId(entry.seq), entry.message);
     return this.#send(name, (client) => [
       client.sendCommand(["EVAL", APPEND_SCRIPT, "1", key, ...args]).then(
         (reply) => {
@@ -179,7 +165,7 @@ class RedisPubSub implements PubSub {
   seal(channel: string): Promise<void> {
     const name = `${this.#s.prefix}:${channel}`;
     const key = historyKey(name);
-    this.#ttlRefreshed.delete(key);
+    this.#histories.sealed(key);
     if (this.#s.history.retention === 0) return Promise.resolve();
     return this.#send(name, (client) => [client.pExpire(key, this.#s.history.retention)]);
   }
@@ -196,7 +182,7 @@ class RedisPubSub implements PubSub {
       const [exists, range, oldest, newest] = await withTimeout(
         client.multi()
           .exists(key)
-          .xRange(key, `${after + 1}-0`, "+")
+          .xRange(key, entryId(after + 1), "+")
           .xRange(key, "-", "+", { COUNT: 1 })
           .xRevRange(key, "+", "-", { COUNT: 1 })
           .exec(),
@@ -361,224 +347,12 @@ class RedisPubSub implements PubSub {
   }
 }
 
-/** One channel's shared Redis subscription and the local subscribers it feeds. */
-interface ChannelState {
-  readonly name: string;
-  readonly subs: Set<BufferedSubscription>;
-  readonly listener: (message: string) => void;
-  ready: Promise<void>;
-}
-
-/**
- * The dedicated subscriber connection: reference-counted channels, a liveness ping, and the rule
- * that losing the connection ends every subscription on it.
- */
-class SubscriberConnection {
-  readonly #client: Client;
-  readonly #s: Settings;
-  readonly #onLost: (conn: SubscriberConnection, err: unknown) => void;
-  readonly #channels = new Map<string, ChannelState>();
-  readonly #member = new Map<BufferedSubscription, ChannelState>();
-  #lost = false;
-  #shutDown = false;
-  #heartbeat: ReturnType<typeof setInterval> | undefined;
-  #pinging = false;
-
-  static async open(
-    s: Settings,
-    onLost: (conn: SubscriberConnection, err: unknown) => void,
-  ): Promise<SubscriberConnection> {
-    const client = newClient(s);
-    const conn = new SubscriberConnection(client, s, onLost);
-    let connected = false;
-    client.on("error", (err: unknown) => {
-      // A failed connect is reported by `connect()` rejecting, not as a lost connection.
-      if (connected && !client.isOpen) conn.#lose(err);
-    });
-    try {
-      await client.connect();
-    } catch (err) {
-      conn.#lost = true;
-      client.destroy();
-      throw err;
-    }
-    connected = true;
-    conn.#startHeartbeat();
-    return conn;
-  }
-
-  private constructor(
-    client: Client,
-    s: Settings,
-    onLost: (conn: SubscriberConnection, err: unknown) => void,
-  ) {
-    this.#client = client;
-    this.#s = s;
-    this.#onLost = onLost;
-  }
-
-  /** Whether the connection is gone (lost or shut down); a new one is needed. */
-  get lost(): boolean {
-    return this.#lost || this.#shutDown;
-  }
-
-  /**
-   * Adds `sub` to the channel, issuing `SUBSCRIBE` for the first local subscriber. A later one
-   * joins the shared subscription only after a PING round trip on this connection: Redis pushes
-   * a message to the connection before it answers any later command, so every message published
-   * before this `subscribe()` was called arrives before the PONG, and none of them reaches `sub`.
-   */
-  async join(name: string, sub: BufferedSubscription): Promise<void> {
-    for (;;) {
-      if (this.lost) throw new Error("Redis subscriber connection is gone");
-      const existing = this.#channels.get(name);
-      if (!existing) {
-        const state: ChannelState = {
-          name,
-          subs: new Set([sub]),
-          listener: (message) => {
-            for (const s of state.subs) s.push(message);
-          },
-          ready: Promise.resolve(),
-        };
-        this.#channels.set(name, state);
-        this.#member.set(sub, state);
-        state.ready = this.#stalledIsLost(this.#client.subscribe(name, state.listener));
-        try {
-          await state.ready;
-        } catch (err) {
-          if (this.#channels.get(name) === state) this.#channels.delete(name);
-          throw err;
-        }
-        if (sub.isEnded) throw new Error("subscription ended while subscribing");
-        return;
-      }
-      await existing.ready;
-      await this.#stalledIsLost(this.#client.ping());
-      if (this.lost) throw new Error("Redis subscriber connection is gone");
-      // The channel was unsubscribed while we waited (its last subscriber left): start over.
-      if (this.#channels.get(name) !== existing) continue;
-      existing.subs.add(sub);
-      this.#member.set(sub, existing);
-      return;
-    }
-  }
-
-  /**
-   * Waits for a reply on this connection, at most `connectTimeoutMs`: no reply by then means a
-   * stalled link, which ends the connection now instead of at the next heartbeat.
-   */
-  async #stalledIsLost<T>(reply: Promise<T>): Promise<T> {
-    try {
-      return await withTimeout(reply, this.#s.connectTimeoutMs);
-    } catch (err) {
-      if (err instanceof TimeoutError) this.#lose(err);
-      throw err;
-    }
-  }
-
-  /** Removes `sub`; the last local subscriber of a channel unsubscribes it in Redis. */
-  leave(sub: BufferedSubscription): void {
-    const state = this.#member.get(sub);
-    if (!state) return;
-    this.#member.delete(sub);
-    state.subs.delete(sub);
-    if (state.subs.size > 0 || this.lost || this.#channels.get(state.name) !== state) return;
-    this.#channels.delete(state.name);
-    this.#client.unsubscribe(state.name, state.listener).catch((err: unknown) => {
-      if (this.lost) return;
-      this.#s.onError(
-        new PubSubError("cleanup_failed", `UNSUBSCRIBE failed: ${messageOf(err)}`, {
-          channel: state.name,
-          cause: err,
-        }),
-      );
-    });
-  }
-
-  /** Ends every subscription with `closed` and drops the connection (PubSub `close()`). */
-  shutdown(): void {
-    if (this.lost) return;
-    this.#shutDown = true;
-    this.#teardown("closed");
-  }
-
-  #lose(err: unknown): void {
-    if (this.lost) return;
-    this.#lost = true;
-    this.#teardown("transport_lost");
-    this.#onLost(this, err);
-  }
-
-  #teardown(reason: "closed" | "transport_lost"): void {
-    clearInterval(this.#heartbeat);
-    this.#heartbeat = undefined;
-    const subs = [...this.#member.keys()];
-    this.#channels.clear();
-    this.#member.clear();
-    for (const sub of subs) sub.end(reason);
-    this.#client.destroy();
-  }
-
-  /**
-   * A closed socket is noticed at once, but a stalled Redis or a dropped network path is not;
-   * the periodic PING turns either into `transport_lost` within about one interval.
-   */
-  #startHeartbeat(): void {
-    const heartbeat = setInterval(() => {
-      if (this.#pinging || this.lost) return;
-      this.#pinging = true;
-      withTimeout(this.#client.ping(), this.#s.heartbeatMs)
-        .catch((err) => this.#lose(err))
-        .finally(() => this.#pinging = false);
-    }, this.#s.heartbeatMs);
-    // The heartbeat alone must not keep a process alive.
-    Deno.unrefTimer(heartbeat);
-    this.#heartbeat = heartbeat;
-  }
-}
-
-/** The Redis Stream holding a channel's history. */
-function historyKey(channel: string): string {
-  return `${channel}:history`;
-}
-
 /** An entry of XRANGE as node-redis returns it. */
 interface StreamEntry {
   id: string;
   message: Record<string, string>;
 }
 
-/** The sequence number of a stream entry id (`<seq>-0`). */
-function seqOf(id: string): number {
-  return Number(id.slice(0, id.indexOf("-")));
-}
-
 function retained(entry: StreamEntry): Retained {
   return { seq: seqOf(entry.id), message: entry.message.m };
-}
-
-function newClient(s: Settings): Client {
-  return createClient({
-    url: s.url,
-    // Fail commands at once while disconnected instead of queueing them for a reconnect.
-    disableOfflineQueue: true,
-    socket: { reconnectStrategy: false, connectTimeout: s.connectTimeoutMs },
-  });
-}
-
-class TimeoutError extends Error {
-  constructor(ms: number) {
-    super(`no reply from Redis within ${ms} ms`);
-    this.name = "TimeoutError";
-  }
-}
-
-/** Races `promise` against a timer that is always cleared, so no timer outlives the call. */
-function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new TimeoutError(ms)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }

@@ -2,25 +2,17 @@
  * The `redis` transport over Upstash's REST API (an `https://` URL and a token), for Deno Deploy
  * where a long-lived TCP connection to Redis is not the way to go.
  *
- * Publishing goes through `@upstash/redis` (`publish`, or a pipeline of them). Subscribing uses
- * Upstash's streaming endpoint `POST <url>/subscribe/<channel>` (server-sent events) read with
- * `fetch` directly, on the same wire format as `@upstash/redis`'s `redis.subscribe()`. That
- * client's subscriber (1.39) cannot serve here: it never reports the end of a stream (its reader
- * loop just stops; errors go to `console.error`), gives no signal when the subscription is active
- * (only a `subscribe` event we would have to wait for anyway), and retries a failed connect five
- * times with backoff. A stream that ended silently would leave a reattached client hanging
- * forever instead of receiving `transport_lost`.
+ * Publishing goes through `@upstash/redis` (`publish`, or a pipeline of them), one request at a
+ * time so publishes keep their order. Subscribing reads Upstash's streaming endpoint with `fetch`
+ * (upstash_stream.ts). A channel's history is a Redis Stream (stream_history.ts).
  */
 import { Redis } from "@upstash/redis";
 import type { HistoryPage, PubSub, Retained, Subscription } from "./types.ts";
 import { assertCapacity, BufferedSubscription } from "./subscription.ts";
 import { messageOf, PubSubError, redactUrl, transportUnavailable } from "./errors.ts";
-import {
-  HISTORY_DEFAULTS,
-  type HistorySettings,
-  OPEN_HISTORY_TTL_MS,
-  TTL_REFRESH_MS,
-} from "./history.ts";
+import { HISTORY_DEFAULTS, type HistorySettings } from "./history.ts";
+import { entryId, historyKey, OpenHistories, seqOf } from "./stream_history.ts";
+import { openStream } from "./upstash_stream.ts";
 
 /** Settings of the Upstash REST transport. */
 export interface UpstashPubSubOptions {
@@ -66,8 +58,6 @@ interface Pending {
 // bounds keep a request small and the memory of an outage finite.
 const MAX_BATCH = 512;
 const MAX_QUEUED = 65_536;
-// A subscription stream line longer than this is not an Upstash frame; stop reading it.
-const MAX_LINE = 16 * 1024 * 1024;
 
 /**
  * Creates the Upstash transport and checks the URL and token with one `PING`, so a wrong token
@@ -104,23 +94,12 @@ class UpstashPubSub implements PubSub {
   #closed = false;
   // Set when close() stops waiting for the queue: what is still queued is dropped, not sent.
   #cutOff = false;
-  /** When each open history's TTL was last refreshed (removed when it is sealed). */
-  readonly #ttlRefreshed = new Map<string, number>();
+  /** When each open history's TTL was last refreshed. */
+  readonly #histories = new OpenHistories();
 
   constructor(s: Settings) {
     this.#s = s;
-    this.#redis = new Redis({
-      url: s.url,
-      token: s.token,
-      // Failing fast is the contract: a dropped live event is reported, never retried for seconds.
-      retry: { retries: 0 },
-      signal: () => this.#request.signal,
-      automaticDeserialization: false,
-      // Ordering comes from our own sequential batches; auto-pipelining would add another layer.
-      enableAutoPipelining: false,
-      enableTelemetry: false,
-      readYourWrites: false,
-    });
+    this.#redis = restClient(s, () => this.#request.signal);
   }
 
   async start(): Promise<void> {
@@ -152,17 +131,15 @@ class UpstashPubSub implements PubSub {
     }
     const name = `${this.#s.prefix}:${channel}`;
     const key = historyKey(name);
-    const now = Date.now();
-    const refresh = now - (this.#ttlRefreshed.get(key) ?? 0) >= TTL_REFRESH_MS;
-    if (refresh) this.#ttlRefreshed.set(key, now);
+    const ttl = this.#histories.ttlDue(key, retention);
     // One pipeline, whose commands Upstash runs in order: the entries exist before the publish.
     return this.#enqueue(name, (p) => {
       for (const entry of entries) {
-        p.xadd(key, `${entry.seq}-0`, { m: entry.message }, {
+        p.xadd(key, entryId(entry.seq), { m: entry.message }, {
           trim: { type: "MAXLEN", comparison: "~", threshold: maxEvents },
         });
       }
-      if (refresh) p.pexpire(key, retention + OPEN_HISTORY_TTL_MS);
+      if (ttl > 0) p.pexpire(key, ttl);
       p.publish(name, message);
     });
   }
@@ -170,7 +147,7 @@ class UpstashPubSub implements PubSub {
   seal(channel: string): Promise<void> {
     const name = `${this.#s.prefix}:${channel}`;
     const key = historyKey(name);
-    this.#ttlRefreshed.delete(key);
+    this.#histories.sealed(key);
     if (this.#s.history.retention === 0 || this.#closed) return Promise.resolve();
     return this.#enqueue(name, (p) => p.pexpire(key, this.#s.history.retention));
   }
@@ -185,7 +162,7 @@ class UpstashPubSub implements PubSub {
       replies = await this.#query((redis) =>
         redis.pipeline()
           .exists(key)
-          .xrange(key, `${after + 1}-0`, "+")
+          .xrange(key, entryId(after + 1), "+")
           .xrange(key, "-", "+", 1)
           .xrevrange(key, "+", "-", 1)
           .exec()
@@ -219,26 +196,9 @@ class UpstashPubSub implements PubSub {
       controller.abort();
     });
     this.#subs.add(sub);
-    const confirmed = Promise.withResolvers<void>();
     const timer = setTimeout(() => controller.abort(), this.#s.connectTimeoutMs);
     try {
-      const response = await fetch(`${this.#s.url}/subscribe/${pathSegment(name)}`, {
-        method: "POST",
-        headers: {
-          authorization: `Bearer ${this.#s.token}`,
-          accept: "text/event-stream",
-          "cache-control": "no-cache",
-          "content-type": "application/json",
-        },
-        body: "[]",
-        signal: controller.signal,
-      });
-      if (!response.ok || !response.body) {
-        const text = await response.text().catch(() => "");
-        throw new Error(`subscribe answered ${response.status}: ${text.slice(0, 200)}`);
-      }
-      void this.#read(response.body, name, sub, confirmed);
-      await confirmed.promise;
+      await openStream(this.#s, name, sub, controller.signal);
     } catch (err) {
       sub.end("transport_lost");
       if (this.#closed) throw new Error("pubsub: closed while subscribing");
@@ -316,16 +276,7 @@ class UpstashPubSub implements PubSub {
    */
   async #query<T>(request: (redis: Redis) => Promise<T>): Promise<T> {
     const controller = new AbortController();
-    const redis = new Redis({
-      url: this.#s.url,
-      token: this.#s.token,
-      retry: { retries: 0 },
-      signal: () => controller.signal,
-      automaticDeserialization: false,
-      enableAutoPipelining: false,
-      enableTelemetry: false,
-      readYourWrites: false,
-    });
+    const redis = restClient(this.#s, () => controller.signal);
     const timer = setTimeout(
       () => controller.abort(new Error(`no answer within ${this.#s.publishTimeoutMs} ms`)),
       this.#s.publishTimeoutMs,
@@ -351,91 +302,28 @@ class UpstashPubSub implements PubSub {
       clearTimeout(timer);
     }
   }
-
-  /**
-   * Reads one subscription stream: resolves `confirmed` on the `subscribe` frame, pushes each
-   * `message` frame, and ends the subscription with `transport_lost` when the stream ends or
-   * fails for any reason but our own abort.
-   */
-  async #read(
-    body: ReadableStream<Uint8Array>,
-    name: string,
-    sub: BufferedSubscription,
-    confirmed: PromiseWithResolvers<void>,
-  ): Promise<void> {
-    // The cast bridges lib.dom's and @types/node's stream typings, which disagree on BufferSource.
-    const decoder = new TextDecoderStream() as unknown as TransformStream<Uint8Array, string>;
-    const reader = body.pipeThrough(decoder).getReader();
-    const messagePrefix = `message,${name},`;
-    const subscribePrefix = `subscribe,${name},`;
-    let active = false;
-    let buffer = "";
-    try {
-      for (;;) {
-        const { value, done } = await reader.read();
-        if (done) break;
-        buffer += value;
-        let newline: number;
-        while ((newline = buffer.indexOf("\n")) >= 0) {
-          let line = buffer.slice(0, newline);
-          buffer = buffer.slice(newline + 1);
-          if (line.endsWith("\r")) line = line.slice(0, -1);
-          // Blank lines, comments (keep-alives) and other fields carry nothing for us.
-          if (!line.startsWith("data:")) continue;
-          const data = line.startsWith("data: ") ? line.slice(6) : line.slice(5);
-          if (data.startsWith(messagePrefix)) {
-            if (active) sub.push(data.slice(messagePrefix.length));
-          } else if (data.startsWith(subscribePrefix)) {
-            active = true;
-            confirmed.resolve();
-          } else if (data.startsWith("unsubscribe,")) {
-            throw new Error("Upstash ended the subscription");
-          }
-        }
-        if (buffer.length > MAX_LINE) throw new Error("subscription stream line too long");
-      }
-      throw new Error("Upstash closed the subscription stream");
-    } catch (err) {
-      if (!active) {
-        confirmed.reject(err);
-      } else if (!sub.isEnded) {
-        sub.end("transport_lost");
-        this.#s.onError(
-          new PubSubError("transport_lost", `Upstash subscription lost: ${messageOf(err)}`, {
-            channel: name,
-            cause: err,
-          }),
-        );
-      }
-    } finally {
-      await reader.cancel().catch(() => {});
-    }
-  }
-}
-
-/** The Redis Stream holding a channel's history. */
-function historyKey(channel: string): string {
-  return `${channel}:history`;
 }
 
 /** An XRANGE entry as Upstash returns it raw: the id and the flat field/value list. */
 type RawEntry = [string, string[]];
-
-/** The sequence number of a stream entry id (`<seq>-0`). */
-function seqOf(id: string): number {
-  return Number(id.slice(0, id.indexOf("-")));
-}
 
 function fieldOf(fields: string[], name: string): string {
   for (let i = 0; i + 1 < fields.length; i += 2) if (fields[i] === name) return fields[i + 1];
   return "";
 }
 
-/**
- * The channel as one URL path segment. @upstash/redis puts it in the path unencoded; encoding
- * keeps `/`, `?`, `#` and `%` from changing the URL, and `:` (our prefix separator) stays
- * readable because it is legal in a path segment.
- */
-function pathSegment(channel: string): string {
-  return encodeURIComponent(channel).replaceAll("%3A", ":");
+/** A REST client of the transport's database whose requests take the signal `signal` returns. */
+function restClient(s: Settings, signal: () => AbortSignal): Redis {
+  return new Redis({
+    url: s.url,
+    token: s.token,
+    // Failing fast is the contract: a dropped live event is reported, never retried for seconds.
+    retry: { retries: 0 },
+    signal,
+    automaticDeserialization: false,
+    // Ordering comes from our own sequential batches; auto-pipelining would add another layer.
+    enableAutoPipelining: false,
+    enableTelemetry: false,
+    readYourWrites: false,
+  });
 }
