@@ -16,7 +16,7 @@ import {
   uniqueName,
 } from "../_kit/mod.ts";
 import { migrations } from "../../src/store/migrations/mod.ts";
-import { storeContract } from "./contract.ts";
+import { storeContract } from "./contract/mod.ts";
 
 const url = testPostgresUrl;
 const ignore = url === undefined;

@@ -1,10 +1,13 @@
-/** The store contract against SQLite: a file under a temp directory and `:memory:`. */
+/**
+ * The store contract against SQLite (a file under a temp directory and `:memory:`), and what only a
+ * file shows: WAL mode, two stores and several processes on one file, a closed store.
+ */
 import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
 import { openStore, StoreError } from "../../src/store/mod.ts";
-import { eventually, openTestStore, tempDir } from "../_kit/mod.ts";
+import { openTestStore, tempDir } from "../_kit/mod.ts";
 import { migrations } from "../../src/store/migrations/mod.ts";
-import { storeContract } from "./contract.ts";
+import { storeContract } from "./contract/mod.ts";
 
 storeContract(
   "sqlite file",
@@ -24,23 +27,6 @@ Deno.test("sqlite: the file is in WAL mode and records its migrations once", asy
   assert.equal(db.prepare("PRAGMA journal_mode").get()?.journal_mode, "wal");
   const versions = db.prepare("SELECT version FROM schema_migrations").all();
   assert.deepEqual(versions.map((r) => r.version), migrations.map((m) => m.version));
-});
-
-Deno.test("sqlite: the WAL is folded into the database file while the store runs", async () => {
-  await using fx = await openTestStore("sqlite");
-  const before = (await Deno.stat(fx.path!)).size;
-  await fx.store.createSession("t", { session_id: "s" });
-  const long = "x".repeat(4000);
-  for (let i = 0; i < 50; i++) {
-    await fx.store.appendMessages("t", "s", [{
-      role: "user",
-      content: [{ type: "text", value: `${i} ${long}` }],
-    }]);
-  }
-  // Checkpoints (a worker's, off the request thread) copy the pages into the file itself.
-  await eventually(async () => (await Deno.stat(fx.path!)).size > before + 100_000, {
-    what: "the database file to grow by what the WAL held",
-  });
 });
 
 Deno.test("sqlite: two stores on one file see each other's writes", async () => {
@@ -100,46 +86,4 @@ Deno.test("sqlite: the store rejects after close", async () => {
   await store.close();
   await store.close();
   await assert.rejects(store.getSession("t", "s"));
-});
-
-Deno.test("sqlite: a write that fails inside a group commit is undone alone", async () => {
-  await using fa = await openTestStore("sqlite");
-  const store = fa.store;
-  const start = (run_id: string, session_id: string) =>
-    store.createRun("t", {
-      run_id,
-      session_id,
-      parent_checkpoint_id: null,
-      owner: "a",
-      create_session: true,
-      expect_clock: 0,
-    });
-  await start("taken", "s0");
-  // One turn of the event loop, so one transaction: the first write (which opens it, without a
-  // savepoint of its own) fails after it created its session, a later one fails the same way,
-  // and each write beside them commits.
-  const results = await Promise.allSettled([
-    start("taken", "s1"),
-    start("r2", "s2"),
-    start("taken", "s3"),
-    start("r4", "s4"),
-  ]);
-  assert.deepEqual(results.map((r) => r.status), [
-    "rejected",
-    "fulfilled",
-    "rejected",
-    "fulfilled",
-  ]);
-  for (const r of [results[0], results[2]]) {
-    const reason = (r as PromiseRejectedResult).reason;
-    assert.ok(reason instanceof StoreError && reason.kind === "run_exists", String(reason));
-  }
-  // What was committed, as another connection reads the file.
-  await using fb = await openTestStore("sqlite", { shared: { path: fa.path } });
-  const sessions = await fb.store.listSessions("t", { per_page: 10 });
-  assert.deepEqual(sessions.items.map((s) => s.session_id), ["s0", "s2", "s4"]);
-  assert.equal((await fb.store.getRun("t", "r4"))?.status, "running");
-  // A write after a failed first one, in a turn of its own, works as usual.
-  await start("r5", "s5");
-  assert.equal((await fb.store.getRun("t", "r5"))?.session_id, "s5");
 });
