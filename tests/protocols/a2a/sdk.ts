@@ -1,6 +1,7 @@
 /**
  * What the A2A tests share: `@a2a-js/sdk` clients over either of its transports (JSON-RPC and
- * REST), builders of its request objects, readers of its results, and the raw error checks.
+ * REST) and the suites that run scenarios over them, builders of its request objects, readers of
+ * its results, and the raw error checks.
  */
 import assert from "node:assert/strict";
 import {
@@ -20,7 +21,8 @@ import {
   type RequestOptions,
   RestTransportFactory,
 } from "@a2a-js/sdk/client";
-import type { TestServer } from "../../_kit/mod.ts";
+import { startTestServer, type StoreKind, type TestServer } from "../../_kit/mod.ts";
+import { bindingsManifest } from "./agents.ts";
 
 /** The SDK's transports, by the binding names of the card. */
 export type Transport = "JSONRPC" | "HTTP+JSON";
@@ -46,6 +48,42 @@ export async function clientFor(
   base = "/a2a",
 ): Promise<Client> {
   return await factoryFor(transport).createFromUrl(`${t.url}${base}/`);
+}
+
+/**
+ * Runs `scenarios` (steps of `tt`) against one server of `manifest` on `store`, through an SDK
+ * client over HTTP+JSON.
+ */
+export async function overHttpJson(
+  tt: Deno.TestContext,
+  store: StoreKind,
+  manifest: Record<string, unknown>,
+  scenarios: (tt: Deno.TestContext, t: TestServer, client: Client) => Promise<void>,
+): Promise<void> {
+  await using t = await startTestServer({ store, manifest });
+  await scenarios(tt, t, await clientFor(t, "HTTP+JSON"));
+}
+
+/**
+ * Runs the same `scenarios` over each transport, a step per transport, against one server of the
+ * bindings' agent on `store`: the two bindings are one set of operations, so every answer must be
+ * the same.
+ */
+export async function overEachBinding(
+  tt: Deno.TestContext,
+  store: StoreKind,
+  scenarios: (
+    tt: Deno.TestContext,
+    t: TestServer,
+    client: Client,
+    transport: Transport,
+  ) => Promise<void>,
+): Promise<void> {
+  await using t = await startTestServer({ store, manifest: bindingsManifest });
+  for (const transport of transports) {
+    const client = await clientFor(t, transport);
+    await tt.step(`over ${transport}`, (tt) => scenarios(tt, t, client, transport));
+  }
 }
 
 /** A text part. */
@@ -133,14 +171,22 @@ export async function collect(events: AsyncIterable<StreamResponse>): Promise<St
 
 /**
  * Awaits `promise` to reject with the SDK's error of `reason` (its ErrorInfo reason on REST, its
- * JSON-RPC code on JSON-RPC: the SDK maps both to the same error class).
+ * JSON-RPC code on JSON-RPC: the SDK maps both to the same error class), and HTTP `status` when
+ * given (REST).
  */
-export async function rejects(promise: Promise<unknown>, reason: string): Promise<Error> {
+export async function rejects(
+  promise: Promise<unknown>,
+  reason: string,
+  status?: number,
+): Promise<Error> {
   try {
     await promise;
   } catch (err) {
-    const e = err as Error & { reason?: string };
+    const e = err as Error & { reason?: string; statusCode?: number };
     assert.equal(e.reason, reason, `reason of ${e.name}: ${e.message}`);
+    if (status !== undefined) {
+      assert.equal(e.statusCode, status, `status of ${e.name}: ${e.message}`);
+    }
     return e;
   }
   assert.fail(`expected ${reason}`);
@@ -165,6 +211,17 @@ export async function nativeRun(t: TestServer, id: string, tenant?: string) {
   const res = await t.fetch(`/v1/runs/${id}`, { tenant });
   assert.equal(res.status, 200, await res.clone().text());
   return await res.json();
+}
+
+/** Checks a task against its native run: the same session, the status its state stands for. */
+export async function assertSameAsNative(
+  t: TestServer,
+  task: { id: string; contextId: string; status?: { state: TaskState } },
+  tenant?: string,
+): Promise<void> {
+  const run = await nativeRun(t, task.id, tenant);
+  assert.equal(run.session_id, task.contextId);
+  assert.equal(run.status, NATIVE[task.status!.state], `task ${task.id}`);
 }
 
 /** Reads a raw HTTP+JSON error response: JSON, `google.rpc.Status` with an ErrorInfo. */
