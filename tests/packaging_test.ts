@@ -1,9 +1,10 @@
 /**
  * Packaging: `deno task compile` must produce one executable that needs no file of this
  * repository at run time. `deno compile` embeds the static module graph (migrations are TypeScript
- * modules imported statically, the playground's files are imported as text, a JS tool's sandbox
- * process runs a bootstrap given as a `data:` URL, the Python runner is passed with `python3 -c`)
- * and the npm packages of the graph, whole (so `@cdktn/hcl2json` finds its `main.wasm.gz`). These
+ * modules imported statically, the playground's files and the tool processes' code are imported
+ * as text: a JS tool's sandbox process runs its bootstrap given as a `data:` URL, the Python runner
+ * is passed with `python3 -c`) and the npm packages of the graph, whole (so `@cdktn/hcl2json` finds
+ * its `main.wasm.gz`). These
  * tests keep it that way:
  *
  * - no source reads a file, resolves `import.meta.url` or imports a computed specifier at run time,
@@ -17,7 +18,7 @@ import assert from "node:assert/strict";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath as fromFileUrl } from "node:url";
 import denoConfig from "../deno.json" with { type: "json" };
-import { JS_HOST_SOURCE, JS_HOST_URL } from "../src/tools/js_host_source.ts";
+import { JS_HOST_SOURCE, JS_HOST_URL } from "../src/tools/host/sources.ts";
 import { CHECKPOINTER_SOURCE, CHECKPOINTER_URL } from "../src/store/sqlite/checkpointer.ts";
 import { slowTest, tempDir } from "./_kit/mod.ts";
 
@@ -50,10 +51,10 @@ const ALLOWED: { file: string; name: string; why: string }[] = [
     why: "checks that a manifest tool module (a user file) exists",
   },
   {
-    file: "src/tools/js_host_source.ts",
+    file: "src/tools/host/js_host.ts",
     name: "computed import",
-    why: "the tool process's bootstrap (a string) imports the user's tool module; docs/deploy.md " +
-      "says what a compiled binary can load",
+    why: "the tool process's bootstrap (embedded as text) imports the user's tool module; " +
+      "docs/deploy.md says what a compiled binary can load",
   },
   {
     file: "src/tools/checks.ts",
@@ -153,23 +154,26 @@ Deno.test("no run-time read of repository files outside the allowlist", async ()
   assert.deepEqual(stale, [], "allowlist entries that no longer match anything");
 });
 
+// The tool process's bootstrap runs in the `deno` CLI, which transpiles TypeScript; the checkpoint
+// worker runs inside a compiled agentd, which loads data: URLs as plain JavaScript.
 for (
-  const [name, url, source] of [
-    ["the JS tool process's bootstrap", JS_HOST_URL, JS_HOST_SOURCE],
-    ["the SQLite checkpoint worker", CHECKPOINTER_URL, CHECKPOINTER_SOURCE],
+  const [name, url, source, mediaType] of [
+    ["the JS tool process's bootstrap", JS_HOST_URL, JS_HOST_SOURCE, "application/typescript"],
+    ["the SQLite checkpoint worker", CHECKPOINTER_URL, CHECKPOINTER_SOURCE, "text/javascript"],
   ]
 ) {
   Deno.test(`${name} is a data: URL (nothing to include in a binary)`, () => {
-    assert.ok(url.startsWith("data:text/javascript;base64,"));
+    assert.ok(url.startsWith(`data:${mediaType};base64,`));
     const decoded = new TextDecoder().decode(
       Uint8Array.from(atob(url.split(",")[1]), (c) => c.charCodeAt(0)),
     );
     assert.equal(decoded, source);
-    // A data: module cannot resolve relative imports, and a compiled binary loads data: URLs as
-    // plain JavaScript (no TypeScript): the bootstrap must be self-contained JavaScript.
+    // A data: module cannot resolve relative imports: the bootstrap must be self-contained.
     assert.doesNotMatch(decoded, /^\s*import\s[^(]/m, "no static import in the bootstrap");
     assert.doesNotMatch(decoded, /^\s*export\s/m);
-    new Function(`return async () => {${decoded.replace(/^"use strict";/, "")}}`);
+    if (mediaType === "text/javascript") {
+      new Function(`return async () => {${decoded.replace(/^"use strict";/, "")}}`);
+    }
   });
 }
 
@@ -187,8 +191,8 @@ Deno.test("what the program loads is in the module graph or in --include", async
   // Assets kept as modules: every migration, the tool bootstrap and runner sources, the playground.
   const expected = [
     "deno.json",
-    "src/tools/js_host_source.ts",
-    "src/tools/python_runner_source.ts",
+    "src/tools/host/js_host.ts",
+    "src/tools/host/python_runner.py",
   ];
   for (const f of await sourceFiles(join(ROOT, "src/store/migrations"))) {
     expected.push(relative(ROOT, f));

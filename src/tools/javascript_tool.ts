@@ -12,8 +12,8 @@
 import { dirname, resolve, sep } from "node:path";
 import { pathToFileURL } from "node:url";
 import { toolDirProblems } from "./checks.ts";
-import type { HostEnd, HostSpec } from "./host.ts";
-import { JS_HOST_URL } from "./js_host_source.ts";
+import { type HostEnd, type HostSpec, WITH_STATE_MARKER } from "./host/protocol.ts";
+import { JS_HOST_URL } from "./host/sources.ts";
 import { errorMessage, interpretReturn, stripAnsi, toolError } from "./outcome.ts";
 import { ProcessPool } from "./pool.ts";
 import type { ProcessSlots } from "./slots.ts";
@@ -163,6 +163,7 @@ export function javaScriptHostSpec(spec: ToolSpec, deno: string): HostSpec {
       emits: spec.limits.emits,
       emit_bytes: spec.limits.emit_bytes,
     },
+    with_state: WITH_STATE_MARKER,
   };
   return {
     command: "/bin/sh",

@@ -5,7 +5,8 @@
  * waits for a start unless calls come faster than processes start. Unprepared (`agentd check`,
  * a tool used on its own), each call starts its process and nothing outlives the call.
  */
-import { type HostEnd, type HostSpec, SandboxProcess } from "./host.ts";
+import { SandboxProcess } from "./host/process.ts";
+import type { HostEnd, HostSpec } from "./host/protocol.ts";
 import type { ProcessSlots } from "./slots.ts";
 import type { ToolCallContext } from "./types.ts";
 

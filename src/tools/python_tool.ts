@@ -1,21 +1,21 @@
 /**
- * Python tools: every call runs `python3 -c <runner>` in a sandbox process of its own (sandbox.ts:
- * bubblewrap, a private file system and `/proc`, as `nobody` under a root server), in its own
- * process group, with its data segment, CPU time and process count limited, and speaks the
- * protocol of host.ts with it. The process starts before the call (pool.ts). A tool may opt out
- * of the OS sandbox (`sandbox = "none"`): it then runs as the server's user with its file access,
- * only its environment narrowed and its resources limited.
+ * Python tools: every call runs `python3 -c <runner>` (host/python_runner.py) in a sandbox
+ * process of its own (sandbox.ts: bubblewrap, a private file system and `/proc`, as `nobody` under
+ * a root server), in its own process group, with its data segment, CPU time and process count
+ * limited, and speaks the protocol of host/protocol.ts with it. The process starts before the
+ * call (pool.ts). A tool may opt out of the OS sandbox (`sandbox = "none"`): it then runs as the
+ * server's user with its file access, only its environment narrowed and its resources limited.
  *
  * Whatever happens (exception, exit, a crash of the interpreter, output that is not the protocol,
  * a timeout, a cancelled run) the call ends with the process group killed, the process reaped
  * and an outcome for the model; `call()` never rejects.
  */
 import { isAbsolute, resolve } from "node:path";
-import type { HostEnd, HostSpec } from "./host.ts";
+import { type HostEnd, type HostSpec, WITH_STATE_MARKER } from "./host/protocol.ts";
+import { PYTHON_RUNNER_SOURCE } from "./host/sources.ts";
 import { errorMessage, interpretReturn, toolError } from "./outcome.ts";
 import { ProcessPool } from "./pool.ts";
 import type { ProcessSlots } from "./slots.ts";
-import { PYTHON_RUNNER_SOURCE } from "./python_runner_source.ts";
 import { realDir, sandboxCommand, sandboxHost } from "./sandbox.ts";
 import type { ToolSpec } from "./spec.ts";
 import type { ManagedTool, ToolCallContext, ToolOutcome } from "./types.ts";
@@ -145,7 +145,7 @@ export function pythonHostSpec(
     runtime.executable,
     "-c",
     PYTHON_RUNNER_SOURCE,
-    JSON.stringify({ module, function: spec.function, limits }),
+    JSON.stringify({ module, function: spec.function, limits, with_state: WITH_STATE_MARKER }),
   ];
   let command = python;
   if (sandboxed) {

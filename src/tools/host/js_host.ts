@@ -1,59 +1,85 @@
 /**
- * The bootstrap of a JavaScript tool's sandbox process (`deno run ... <this as a data: URL>
- * <config>`), kept as a string: no file to read, nothing extra for `deno compile` to include.
+ * The bootstrap of a JavaScript tool's sandbox process: `deno run ... <this file as a data: URL>
+ * <config>` (sources.ts embeds it as text, so no file is read at run time and `deno compile`
+ * needs nothing extra). It is TypeScript that the tool process's `deno` runs directly; it must be
+ * self-contained: a data: URL cannot resolve an import.
  *
- * It loads the tool module, revokes what loading needed, says `ready`, reads one request, calls the
- * function and answers; protocol in host.ts. `Deno.args[0]` is the JSON config:
- * `{ module_url, function_name, revoke_read: string[], limits: { result_bytes, emits, emit_bytes } }`;
- * the request line is `{ args, context, tenant_id, session_id, run_id, tool_call_id }`.
+ * It loads the tool module, revokes what loading needed, says `ready`, reads one request, calls
+ * the function and answers; protocol in protocol.ts. `Deno.args[0]` is the JSON `HostConfig`
+ * (javascript_tool.ts makes it); the request line is a `HostRequest`.
  *
  * Values cross as JSON text made here, so a lossy value (a Map, a Date, NaN) is refused where the
  * path to it is known instead of being flattened silently, and the limits are checked where the
  * tool can still see the error. The server checks the limits again: the tool runs in this realm
  * and could bypass anything here, but only for its own call.
  */
-import { WITH_STATE_KEY, WITH_STATE_TAG } from "./library.ts";
 
-/** The bootstrap's source (plain JavaScript; it must not import anything). */
-export const JS_HOST_SOURCE = `
-"use strict";
+/** The process's configuration, `Deno.args[0]`. */
+interface HostConfig {
+  /** The tool module (a file: URL). */
+  module_url: string;
+  /** The export to call (`default` when the manifest names none). */
+  function_name: string;
+  /** Directories readable only while the module loads. */
+  revoke_read: string[];
+  /** The call's limits, checked here where the tool sees the error. */
+  limits: { result_bytes: number; emits: number; emit_bytes: number };
+  /** The marker of a "result plus state update" value (library.ts: `WITH_STATE_KEY`/`_TAG`). */
+  with_state: { key: string; tag: string };
+}
+
+/** The one request line the server sends. */
+interface HostRequest {
+  args: unknown;
+  context: unknown;
+  tenant_id: string;
+  session_id: string;
+  run_id: string;
+  tool_call_id: string;
+}
+
+/** A tool function as this bootstrap calls it. */
+type ToolFunction = (args: unknown, ctx: unknown) => unknown;
+
 // Captured before the tool module loads: the tool runs in this realm and could replace them.
-const config = JSON.parse(Deno.args[0]);
+const config: HostConfig = JSON.parse(Deno.args[0]);
 const stdout = Deno.stdout;
 const stdin = Deno.stdin;
-const exit = Deno.exit;
+const exit: (code?: number) => never = Deno.exit;
 const revoke = Deno.permissions.revokeSync.bind(Deno.permissions);
 const stringify = JSON.stringify;
 const parse = JSON.parse;
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 const NotCapable = Deno.errors.NotCapable;
-const MARKER_KEY = ${JSON.stringify(WITH_STATE_KEY)};
-const MARKER_TAG = ${JSON.stringify(WITH_STATE_TAG)};
+const MARKER_KEY = config.with_state.key;
+const MARKER_TAG = config.with_state.tag;
 const limits = config.limits;
 
 // One protocol line; the leading newline ends any line of output the tool left unfinished.
-function sendLine(text) {
-  const bytes = encoder.encode("\\n\\x1e" + text + "\\n");
+function sendLine(text: string): void {
+  const bytes = encoder.encode("\n\x1e" + text + "\n");
   let at = 0;
   while (at < bytes.length) at += stdout.writeSync(bytes.subarray(at));
 }
 
-function kindOf(value) {
+function kindOf(value: unknown): string {
   if (typeof value !== "object") return typeof value;
-  const name = value.constructor && value.constructor.name;
+  const name = value!.constructor && value!.constructor.name;
   return name ? "a " + name : "an object without a plain prototype";
 }
 
 // The first thing in value that JSON cannot carry faithfully, as "path is what", or null.
-function jsonProblem(value, path, stack) {
+function jsonProblem(value: unknown, path: string, stack: unknown[]): string | null {
   if (value === null) return null;
   switch (typeof value) {
     case "string":
     case "boolean":
       return null;
     case "number":
-      return Number.isFinite(value) ? null : path + " is " + value + ", which JSON cannot represent";
+      return Number.isFinite(value)
+        ? null
+        : path + " is " + value + ", which JSON cannot represent";
     case "object": {
       if (stack.includes(value)) return path + " is a circular reference";
       stack.push(value);
@@ -87,35 +113,49 @@ function jsonProblem(value, path, stack) {
   }
 }
 
-function toJson(value, what) {
+function toJson(value: unknown, what: string): string {
   if (value === undefined) return "null"; // a tool that returns nothing returns null
-  const root = what.split(" ").pop();
+  const root = what.split(" ").pop()!;
   const problem = jsonProblem(value, root, []);
   if (problem) {
-    throw new TypeError(what + " is not JSON-serializable: " + problem +
-      "; use plain objects, arrays, strings, finite numbers, booleans and null");
+    throw new TypeError(
+      what + " is not JSON-serializable: " + problem +
+        "; use plain objects, arrays, strings, finite numbers, booleans and null",
+    );
   }
   return stringify(value);
 }
 
-function describe(err) {
+function describe(err: unknown): string {
   if (err instanceof Error) return err.name + ": " + err.message;
-  try { return String(err); } catch { return "a value that cannot be shown"; }
+  try {
+    return String(err);
+  } catch {
+    return "a value that cannot be shown";
+  }
 }
 
 // Deno reports a missing grant as NotCapable, or as a TypeError while loading a module.
-function isPermissionError(err) {
+function isPermissionError(err: unknown): boolean {
   return err instanceof NotCapable ||
     (err instanceof Error &&
-      (/^Requires [a-z]+ access/.test(err.message) || /--no-remote is specified/.test(err.message)));
+      (/^Requires [a-z]+ access/.test(err.message) ||
+        /--no-remote is specified/.test(err.message)));
 }
 
 let stage = "load";
 let settled = false;
-function fail(at, err) {
+function fail(at: string, err: unknown): void {
   if (settled) return;
   settled = true;
-  sendLine(stringify({ type: "error", stage: at, error: describe(err), permission: isPermissionError(err) }));
+  sendLine(
+    stringify({
+      type: "error",
+      stage: at,
+      error: describe(err),
+      permission: isPermissionError(err),
+    }),
+  );
   exit(0);
 }
 
@@ -129,8 +169,8 @@ globalThis.addEventListener("error", (event) => {
   fail(stage, event.error ?? event.message);
 });
 
-async function readRequest() {
-  const chunks = [];
+async function readRequest(): Promise<HostRequest> {
+  const chunks: Uint8Array[] = [];
   let length = 0;
   const buffer = new Uint8Array(65536);
   for (;;) {
@@ -152,7 +192,7 @@ async function readRequest() {
 }
 
 // Whatever the tool does, the end of stdin means the server is gone: so is this process.
-async function watchServer() {
+async function watchServer(): Promise<void> {
   const buffer = new Uint8Array(1024);
   try {
     while ((await stdin.read(buffer)) !== null) { /* nothing else comes */ }
@@ -160,22 +200,23 @@ async function watchServer() {
   exit(1);
 }
 
-let fn;
+let fn: ToolFunction | undefined;
 try {
-  const mod = await import(config.module_url);
+  const mod: Record<string, unknown> = await import(config.module_url);
   const name = config.function_name;
-  fn = mod[name];
-  if (typeof fn !== "function") {
-    const exported = Object.keys(mod).join(", ") || "nothing";
+  const exported = mod[name];
+  if (typeof exported === "function") fn = exported as ToolFunction;
+  else {
+    const list = Object.keys(mod).join(", ") || "nothing";
     stage = "export";
     fail(
       "export",
-      (fn === undefined
+      (exported === undefined
         ? (name === "default"
           ? "the module has no default export"
           : "the module has no export named '" + name + "'")
-        : "the export '" + name + "' is " + typeof fn + ", not a function") +
-        " (it exports: " + exported + ")",
+        : "the export '" + name + "' is " + typeof exported + ", not a function") +
+        " (it exports: " + list + ")",
     );
   }
   // The module's directory was readable only so the module could load.
@@ -197,53 +238,56 @@ const ctx = Object.freeze({
   session_id: req.session_id,
   run_id: req.run_id,
   tool_call_id: req.tool_call_id,
-  emit(name, value) {
-    if (typeof name !== "string" || name === "") throw new TypeError("emit: name must be a non-empty string");
+  emit(name: string, value: unknown): void {
+    if (typeof name !== "string" || name === "") {
+      throw new TypeError("emit: name must be a non-empty string");
+    }
     if (settled) return;
     const json = toJson(value, "emit: value");
     const size = encoder.encode(json).length;
     if (emits + 1 > limits.emits) {
-      throw new RangeError("emit: this call has sent its " + limits.emits + " live events (limits.emits)");
+      throw new RangeError(
+        "emit: this call has sent its " + limits.emits + " live events (limits.emits)",
+      );
     }
     if (emitBytes + size > limits.emit_bytes) {
-      throw new RangeError("emit: this call's live events would exceed " + limits.emit_bytes +
-        " bytes (limits.emit_bytes)");
+      throw new RangeError(
+        "emit: this call's live events would exceed " + limits.emit_bytes +
+          " bytes (limits.emit_bytes)",
+      );
     }
     emits += 1;
     emitBytes += size;
     sendLine('{"type":"emit","name":' + stringify(name) + ',"value":' + json + "}");
   },
-  withState(result, update) {
+  withState(result: unknown, update: unknown): Record<string, unknown> {
     return { [MARKER_KEY]: MARKER_TAG, result, state: update };
   },
 });
 
-let value;
+let value: unknown;
 try {
-  value = await fn(req.args, ctx);
+  value = await fn!(req.args, ctx);
 } catch (err) {
   fail("call", err);
 }
 stage = "result";
-let json;
+let json = "";
 try {
   json = toJson(value, "result");
 } catch (err) {
-  fail("result", err.message);
+  fail("result", (err as Error).message);
 }
 const size = encoder.encode(json).length;
 if (size > limits.result_bytes) {
-  fail("result", "the result is " + size + " bytes of JSON, more than limits.result_bytes (" +
-    limits.result_bytes + ")");
+  fail(
+    "result",
+    "the result is " + size + " bytes of JSON, more than limits.result_bytes (" +
+      limits.result_bytes + ")",
+  );
 }
 if (!settled) {
   settled = true;
   sendLine('{"type":"result","value":' + json + "}");
   exit(0);
 }
-`;
-
-/** The bootstrap as a `data:` URL, the main module of every JavaScript tool process. */
-export const JS_HOST_URL = `data:text/javascript;base64,${
-  btoa(String.fromCharCode(...new TextEncoder().encode(JS_HOST_SOURCE)))
-}`;

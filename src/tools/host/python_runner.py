@@ -1,20 +1,17 @@
-/**
- * The Python side of a Python tool's sandbox process, kept as a string and passed with
- * `python3 -c`, so `deno compile` needs no extra file and nothing is written to disk.
- *
- * Invocation: `python3 -c RUNNER <config>`, in its own session/process group (and in the OS
- * sandbox unless the tool opts out), where config is the JSON
- * `{ module, function, limits: { memory, cpu_seconds, processes, result_bytes, emits, emit_bytes } }`
- * (`memory` in bytes; `processes` null when not limited). The runner lowers its own resource
- * limits first, loads the module, says `ready`, then reads one request line
- * `{ args, context, tenant_id, session_id, run_id, tool_call_id }` on stdin; stdin then stays
- * open, and its end means the server is gone. Protocol lines (host.ts) go to the original stdout,
- * which the runner keeps for itself.
- */
-import { WITH_STATE_KEY, WITH_STATE_TAG } from "./library.ts";
+"""The Python side of a Python tool's sandbox process (agentd, src/tools/host/).
 
-/** The runner script (Python 3.8+). */
-export const PYTHON_RUNNER_SOURCE = String.raw`
+Embedded in agentd as text (sources.ts) and passed with `python3 -c`, so `deno compile` needs no
+extra file and nothing is written to disk.
+
+Invocation: `python3 -c RUNNER <config>`, in its own session/process group (and in the OS sandbox
+unless the tool opts out), where config is the JSON
+`{ module, function, limits: { memory, cpu_seconds, processes, result_bytes, emits, emit_bytes },
+with_state: { key, tag } }` (`memory` in bytes; `processes` null when not limited). The runner
+lowers its own resource limits first, loads the module, says `ready`, then reads one request line
+`{ args, context, tenant_id, session_id, run_id, tool_call_id }` on stdin; stdin then stays open,
+and its end means the server is gone. Protocol lines (protocol.ts) go to the original stdout,
+which the runner keeps for itself. Python 3.8+.
+"""
 import sys
 # With -c, sys.path[0] is the working directory: a json.py there must not shadow the stdlib.
 if sys.path and sys.path[0] in ("", "."):
@@ -22,11 +19,11 @@ if sys.path and sys.path[0] in ("", "."):
 # Only what every call needs: asyncio and traceback cost ~30 ms of startup, imported when used.
 import importlib.util, json, os, resource, signal, threading
 
-MARKER_KEY = ${JSON.stringify(WITH_STATE_KEY)}
-MARKER_TAG = ${JSON.stringify(WITH_STATE_TAG)}
-
 CONFIG = json.loads(sys.argv[1])
 LIMITS = CONFIG["limits"]
+# The marker of a "result plus state update" value (library.ts: WITH_STATE_KEY / WITH_STATE_TAG).
+MARKER_KEY = CONFIG["with_state"]["key"]
+MARKER_TAG = CONFIG["with_state"]["tag"]
 
 
 def _lower(kind, value):
@@ -207,4 +204,3 @@ def main():
 
 
 main()
-`;

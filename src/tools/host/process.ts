@@ -1,147 +1,19 @@
 /**
- * One sandbox process serving one tool call: the shared machinery of JavaScript and Python tools.
- *
- * The process is started ahead of the call (see pool.ts). It loads the tool module, says it is
- * ready, then reads one request line on stdin and answers on stdout. Protocol lines start with
- * the record separator `\x1e` (runners write `\n\x1e{json}\n`, so a protocol line always starts
- * a line even after output of the tool that did not end one):
- *
- * - `{"type":"ready"}` once the module has loaded;
- * - after the request: any number of `{"type":"emit","name":...,"value":...}`, then one
- *   `{"type":"result","value":...}` or `{"type":"error","error":"...","stage"?,"permission"?}`;
- * - a load failure is an `error` instead of `ready`.
- *
- * Other stdout lines are the tool's own output (JavaScript's console) or, for a `strict` runner
- * whose stdout is private (Python), a protocol error. Whatever happens (a crash, a heap limit, a
- * timeout, a cancelled run, a limit crossed, garbage) the call ends with an `HostEnd`, the process
+ * One sandbox process serving one tool call: the server's end of the protocol (protocol.ts), the
+ * shared machinery of JavaScript and Python tools. Whatever happens (a crash, a heap limit, a
+ * timeout, a cancelled run, a limit crossed, garbage) the call ends with a `HostEnd`, the process
  * (group) killed and reaped; nothing here throws at the caller.
  */
+import { LineBuffer, Tail } from "./buffers.ts";
+import {
+  type HostCallContext,
+  type HostEnd,
+  type HostSpec,
+  parseMessage,
+  PROTOCOL_MARK,
+} from "./protocol.ts";
 
-/** How to start one sandbox process and what it may send. */
-export interface HostSpec {
-  command: string;
-  args: string[];
-  env: Record<string, string>;
-  cwd: string;
-  /** Whether the process leads a process group that is killed as a whole (Python's children). */
-  group: boolean;
-  /** Whether stdout lines that are not protocol lines are an error (else they are output). */
-  strict: boolean;
-  /** Milliseconds a started process may take to load the module before it is killed. */
-  load_timeout: number;
-  /** Limits the server enforces whatever the runner does. */
-  limits: { result_bytes: number; emits: number; emit_bytes: number };
-  /** Characters of output (stderr, stray stdout) kept for error messages (the end). */
-  output_tail: number;
-}
-
-/** How a call (or a load) ended, before each language words it for the model. */
-export type HostEnd =
-  | { kind: "result"; value: unknown }
-  | {
-    kind: "error";
-    message: string;
-    stage?: string;
-    permission: boolean;
-    output: string;
-  }
-  | { kind: "timeout"; loading: boolean; output: string }
-  | { kind: "cancelled" }
-  /** No process slot came free in time (./slots.ts): the call never started. */
-  | { kind: "busy"; message: string }
-  | { kind: "limit"; message: string; output: string }
-  | { kind: "protocol"; line: string; output: string }
-  | { kind: "exit"; code: number; signal: string | null; output: string }
-  | { kind: "spawn_failed"; error: unknown }
-  | { kind: "closed" };
-
-/** What a call needs from the run: where emits go and what cancels it. */
-export interface HostCallContext {
-  emit(name: string, value: unknown): void;
-  signal: AbortSignal;
-}
-
-/** The record separator that starts every protocol line. */
-export const PROTOCOL_MARK = 0x1e;
 const NEWLINE = 0x0a;
-
-/** Keeps the last `limit` characters of a text stream. */
-class Tail {
-  #text = "";
-  #cut = false;
-  constructor(readonly limit: number) {}
-  push(chunk: string): void {
-    this.#text += chunk;
-    // Trim lazily so a chatty tool costs amortized O(1) per chunk.
-    if (this.#text.length > this.limit * 2) {
-      this.#text = this.#text.slice(-this.limit);
-      this.#cut = true;
-    }
-  }
-  toString(): string {
-    const cut = this.#cut || this.#text.length > this.limit;
-    return (cut ? "…" : "") + this.#text.slice(-this.limit);
-  }
-}
-
-type Message =
-  | { type: "ready" }
-  | { type: "emit"; name: string; value: unknown }
-  | { type: "result"; value: unknown }
-  | { type: "error"; error: string; stage?: string; permission?: boolean };
-
-function parseMessage(bytes: Uint8Array): Message | null {
-  let m: unknown;
-  try {
-    m = JSON.parse(new TextDecoder().decode(bytes));
-  } catch {
-    return null;
-  }
-  if (typeof m !== "object" || m === null) return null;
-  const r = m as Record<string, unknown>;
-  switch (r.type) {
-    case "ready":
-      return r as Message;
-    case "emit":
-      return typeof r.name === "string" && Object.hasOwn(r, "value") ? r as Message : null;
-    case "result":
-      return Object.hasOwn(r, "value") ? r as Message : null;
-    case "error":
-      return typeof r.error === "string" ? r as Message : null;
-    default:
-      return null;
-  }
-}
-
-/** Splits a byte stream into lines without copying a long line more than once. */
-class LineBuffer {
-  #chunks: Uint8Array[] = [];
-  #length = 0;
-  get length(): number {
-    return this.#length;
-  }
-  /** The first byte of the pending line, or undefined. */
-  get first(): number | undefined {
-    return this.#chunks[0]?.[0];
-  }
-  push(chunk: Uint8Array): void {
-    this.#chunks.push(chunk);
-    this.#length += chunk.length;
-  }
-  take(): Uint8Array {
-    const out = this.#chunks.length === 1 ? this.#chunks[0] : new Uint8Array(this.#length);
-    if (this.#chunks.length > 1) {
-      let at = 0;
-      for (const c of this.#chunks) {
-        out.set(c, at);
-        at += c.length;
-      }
-    }
-    this.#chunks = [];
-    this.#length = 0;
-    return out;
-  }
-}
 
 /**
  * A started sandbox process: loads the module at once, serves one `call`, then is gone. `ready`
