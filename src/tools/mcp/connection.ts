@@ -1,37 +1,33 @@
 /**
- * One MCP server as agentd uses it: an SDK `Client` over stdio (`ProcessTransport`) or Streamable
- * HTTP, the server's tools as `Tool`s named for the model, and the life cycle around them: the
- * tool list cached and refreshed on `notifications/tools/list_changed`, a server that stops
- * restarted with backoff (its calls fail with a clear error meanwhile), an HTTP session that the
- * server forgot re-established.
+ * One MCP server as agentd uses it: an SDK `Client` over stdio or Streamable HTTP (transport.ts),
+ * the server's tools as `Tool`s named for the model (tool_list.ts), and the life cycle around
+ * them: the tool list cached and refreshed on `notifications/tools/list_changed`, a server that
+ * stops restarted with backoff (its calls fail with a clear error meanwhile), an HTTP session that
+ * the server forgot re-established.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import { Client } from "@modelcontextprotocol/sdk/client";
 // The SDK's `./*.js` subpaths map their types to `*.js.d.ts`, which does not exist: name them.
 // @ts-types="@modelcontextprotocol/sdk/client/streamableHttp"
-import {
-  StreamableHTTPClientTransport,
-  StreamableHTTPError,
-} from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import {
   ErrorCode,
   McpError,
-  type Progress,
   type Tool as McpTool,
   ToolListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
-import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
-import type { JsonSchemaValidator } from "@modelcontextprotocol/sdk/validation";
 import denoConfig from "../../../deno.json" with { type: "json" };
 import type { McpServerConfig } from "../../config/schema/mcp_server.ts";
 import type { Logger } from "../../log.ts";
 import { errorMessage, toolError } from "../outcome.ts";
 import type { Tool, ToolCallContext, ToolOutcome } from "../types.ts";
-import { modelToolNames } from "./names.ts";
-import { processEnv, ProcessTransport } from "./process_transport.ts";
+import { closedReason, failureReason, isUnreachable, withoutUrls } from "./failures.ts";
+import { progressSink } from "./progress.ts";
 import { resultOutcome } from "./result.ts";
+import { type Listed, listTools, offeredTools } from "./tool_list.ts";
+import { createTransport, disconnect } from "./transport.ts";
 
 /** Restart delays: the first one, doubled after each failure up to the last. */
 export interface Backoff {
@@ -53,25 +49,12 @@ export interface McpConnectionOptions {
   onToolsChanged?: () => void;
 }
 
-/** Pages of `tools/list` followed at most, and tools kept at most, per server. */
-const MAX_PAGES = 100;
-const MAX_TOOLS = 1000;
-/** Progress notifications passed on per call, and the longest progress message. */
-const MAX_PROGRESS_EVENTS = 1000;
-const MAX_PROGRESS_MESSAGE = 1000;
-
 type State =
   | { kind: "idle" }
   | { kind: "connecting"; done: Promise<void> }
   | { kind: "ready"; client: Client; transport: Transport; since: number }
   | { kind: "down"; reason: string }
   | { kind: "closed" };
-
-/** A server's tool as listed, with the validator of its arguments (null: none could be made). */
-interface Listed {
-  tool: McpTool;
-  validate: JsonSchemaValidator<unknown> | null;
-}
 
 /** A connection to one `mcp_server` block, for the life of the agentd server. */
 export class McpConnection {
@@ -139,7 +122,7 @@ export class McpConnection {
     this.#state = { kind: "closed" };
     clearTimeout(this.#timer);
     if (state.kind === "connecting") await state.done.catch(() => {});
-    if (state.kind === "ready") await this.#disconnect(state.client, state.transport);
+    if (state.kind === "ready") await disconnect(state.client, state.transport);
   }
 
   // -------------------------------------------------------------------------------------------
@@ -148,63 +131,35 @@ export class McpConnection {
   /** One connection attempt: a new transport and client, `initialize`, then the tool list. */
   #connect(): Promise<void> {
     const done = (async () => {
-      const transport = this.#transport();
+      const transport = createTransport(this.config, {
+        env: this.options.env,
+        log: this.#log,
+        tenant: () => this.#tenant.getStore(),
+      });
       const client = new Client({ name: "agentd", version: denoConfig.version }, {
         capabilities: {},
       });
       client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
         if (this.#current(client)) this.#refresh(client);
       });
-      client.onclose = () => this.#lost(client, this.#closedReason(transport));
+      client.onclose = () => this.#lost(client, closedReason(transport));
       client.onerror = (err) => this.#transportError(client, err);
       try {
         await client.connect(transport, { timeout: this.config.timeout });
-        this.#setTools(await this.#listTools(client));
+        this.#setTools(await listTools(client, this.config.timeout, this.#log));
       } catch (err) {
-        const reason = this.#failureReason(err, transport);
-        await this.#disconnect(client, transport);
+        const reason = failureReason(err, transport, this.config.timeout);
+        await disconnect(client, transport);
         throw new Error(reason);
       }
       if (this.#state.kind === "closed") {
-        await this.#disconnect(client, transport);
+        await disconnect(client, transport);
         return;
       }
       this.#state = { kind: "ready", client, transport, since: Date.now() };
     })();
     this.#state = { kind: "connecting", done };
     return done;
-  }
-
-  #transport(): Transport {
-    const c = this.config;
-    if (c.command) {
-      return new ProcessTransport({
-        command: c.command,
-        env: processEnv(c.env, this.options.env),
-        cwd: c.cwd ?? Deno.cwd(),
-        onStderr: (line) => this.#log.info("mcp server stderr", { line }),
-      });
-    }
-    const header = c.tenant_header;
-    return new StreamableHTTPClientTransport(new URL(c.url!), {
-      requestInit: { headers: c.headers ?? {} },
-      fetch: (url, init) => {
-        const tenant = header ? this.#tenant.getStore() : undefined;
-        if (tenant === undefined) return fetch(url, init);
-        const headers = new Headers(init?.headers);
-        headers.set(header!, tenant);
-        return fetch(url, { ...init, headers });
-      },
-    });
-  }
-
-  async #disconnect(client: Client, transport: Transport): Promise<void> {
-    if (transport instanceof StreamableHTTPClientTransport && transport.sessionId) {
-      // Tell the server the session is over (best effort, bounded).
-      await withTimeout(transport.terminateSession(), 2000).catch(() => {});
-    }
-    await client.close().catch(() => {});
-    await transport.close().catch(() => {});
   }
 
   /** Whether `client` is the live connection. */
@@ -220,7 +175,7 @@ export class McpConnection {
     if (Date.now() - since > this.#backoff.max) this.#failures = 0;
     this.#state = { kind: "down", reason };
     this.#log.warn("mcp server stopped", { reason });
-    void this.#disconnect(client, transport);
+    void disconnect(client, transport);
     this.#scheduleRestart();
   }
 
@@ -266,7 +221,7 @@ export class McpConnection {
     this.#log.info("mcp session expired; starting a new one");
     // The state is `connecting` from here on, so closing the old client is not taken for a loss.
     const connecting = this.#connect();
-    await this.#disconnect(client, transport);
+    await disconnect(client, transport);
     try {
       await connecting;
     } catch (err) {
@@ -279,23 +234,6 @@ export class McpConnection {
   // -------------------------------------------------------------------------------------------
   // Tools
 
-  async #listTools(client: Client): Promise<McpTool[]> {
-    const tools: McpTool[] = [];
-    let cursor: string | undefined;
-    for (let page = 0; page < MAX_PAGES; page++) {
-      const result = await client.listTools(cursor ? { cursor } : {}, {
-        timeout: this.config.timeout,
-      });
-      tools.push(...result.tools);
-      cursor = result.nextCursor;
-      if (!cursor || tools.length >= MAX_TOOLS) break;
-    }
-    if (tools.length > MAX_TOOLS) {
-      this.#log.warn("mcp server lists too many tools; the rest are ignored", { max: MAX_TOOLS });
-    }
-    return tools.slice(0, MAX_TOOLS);
-  }
-
   /** Re-lists the tools after `list_changed` (one refresh at a time, again if asked meanwhile). */
   #refresh(client: Client): void {
     if (this.#refreshing) {
@@ -306,7 +244,7 @@ export class McpConnection {
       do {
         this.#refreshAgain = false;
         try {
-          const tools = await this.#listTools(client);
+          const tools = await listTools(client, this.config.timeout, this.#log);
           if (this.#current(client)) this.#setTools(tools);
         } catch (err) {
           this.#log.warn("mcp tool list refresh failed", { error: errorMessage(err) });
@@ -316,26 +254,9 @@ export class McpConnection {
   }
 
   #setTools(listed: McpTool[]): void {
-    const allow = this.config.tools ? new Set(this.config.tools) : null;
-    const offered = allow ? listed.filter((t) => allow.has(t.name)) : listed;
-    const byName = new Map(offered.map((t) => [t.name, t]));
-    this.#missing = allow ? [...allow].filter((n) => !listed.some((t) => t.name === n)) : [];
-    // A fresh validator per list: ajv caches schemas by `$id`, which a changed tool may keep.
-    const ajv = new AjvJsonSchemaValidator();
+    const { offered, missing } = offeredTools(this.name, listed, this.config.tools, this.#log);
     const tools = new Map<string, Tool>();
-    const entries = new Map<string, Listed>();
-    for (const [model, mcpName] of modelToolNames(this.name, [...byName.keys()])) {
-      const tool = byName.get(mcpName)!;
-      let validate: JsonSchemaValidator<unknown> | null = null;
-      try {
-        validate = ajv.getValidator(tool.inputSchema as Parameters<typeof ajv.getValidator>[0]);
-      } catch (err) {
-        this.#log.warn("mcp tool input schema does not compile; arguments go unchecked", {
-          tool: mcpName,
-          error: errorMessage(err),
-        });
-      }
-      entries.set(model, { tool, validate });
+    for (const [model, { tool }] of offered) {
       tools.set(model, {
         name: model,
         description: tool.description ?? tool.title ?? "",
@@ -344,7 +265,8 @@ export class McpConnection {
         call: (args, ctx) => this.call(model, args, ctx),
       });
     }
-    this.#listed = entries;
+    this.#missing = missing;
+    this.#listed = offered;
     this.#tools = tools;
     this.options.onToolsChanged?.();
   }
@@ -403,7 +325,7 @@ export class McpConnection {
           continue;
         }
         if (err instanceof McpError && err.code === ErrorCode.ConnectionClosed) {
-          this.#lost(state.client, this.#closedReason(state.transport));
+          this.#lost(state.client, closedReason(state.transport));
           return toolError(
             `the MCP server '${this.name}' stopped during the call (${this.#downReason()}); ` +
               "agentd is restarting it",
@@ -432,75 +354,4 @@ export class McpConnection {
         Math.ceil(this.#nextDelay() / 1000)
       } s), so try again later`;
   }
-
-  /** Why a transport closed: a stdio server's exit status and the end of its stderr. */
-  #closedReason(transport: Transport): string {
-    if (transport instanceof ProcessTransport) {
-      const status = transport.status;
-      const how = !status
-        ? "the connection closed"
-        : status.signal
-        ? `the process was killed by ${status.signal}`
-        : `the process exited with code ${status.code}`;
-      // One line, for `check` and the logs: the last lines of stderr joined by " | ".
-      const tail = transport.stderrTail().trim().replaceAll("\n", " | ");
-      return tail ? `${how}; stderr: ${tail.slice(-500)}` : how;
-    }
-    return "the connection closed";
-  }
-
-  /** Why connecting failed, in one sentence for `check` and the logs. */
-  #failureReason(err: unknown, transport: Transport): string {
-    if (transport instanceof ProcessTransport && transport.status) {
-      return this.#closedReason(transport);
-    }
-    if (err instanceof McpError && err.code === ErrorCode.RequestTimeout) {
-      return `no answer within ${this.config.timeout} ms`;
-    }
-    if (err instanceof StreamableHTTPError) {
-      return `the server answered HTTP ${err.code}: ${err.message}`;
-    }
-    if (isUnreachable(err)) return `cannot connect: ${withoutUrls(errorMessage(err))}`;
-    return withoutUrls(errorMessage(err)).replace(/^(Error|McpError): /, "");
-  }
-}
-
-/** Passes MCP progress notifications on as `progress` custom events (bounded). */
-function progressSink(model: string, ctx: ToolCallContext): (p: Progress) => void {
-  let sent = 0;
-  return (p) => {
-    if (sent++ >= MAX_PROGRESS_EVENTS) return;
-    const message = typeof p.message === "string"
-      ? p.message.slice(0, MAX_PROGRESS_MESSAGE)
-      : undefined;
-    try {
-      ctx.emit("progress", {
-        tool: model,
-        progress: p.progress,
-        ...(p.total !== undefined ? { total: p.total } : {}),
-        ...(message !== undefined ? { message } : {}),
-      });
-    } catch { /* a failing event sink must not fail the call */ }
-  };
-}
-
-/**
- * An error message without the URLs in it (fetch names the URL it failed on): the model reads
- * these messages, and a URL may carry a token in its query.
- */
-function withoutUrls(text: string): string {
-  return text.replace(/\s*(?:for url )?\(?\b[a-z][a-z0-9+.-]*:\/\/[^\s)]*\)?/gi, "");
-}
-
-/** A network failure reaching an HTTP server (refused, reset, DNS). */
-function isUnreachable(err: unknown): boolean {
-  return err instanceof TypeError || (err as { name?: string })?.name === "ConnectionRefused";
-}
-
-function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T | void> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  return Promise.race([
-    promise,
-    new Promise<void>((resolve) => timer = setTimeout(resolve, ms)),
-  ]).finally(() => clearTimeout(timer));
 }
