@@ -1,6 +1,6 @@
 /**
- * JavaScript tools in real Workers: emit, state updates, the permission sandbox, timeouts,
- * cancellation and every way a call can fail (always an outcome, never a throw).
+ * JavaScript tools in real sandbox processes: emit, state updates, the permission sandbox,
+ * timeouts, cancellation and every way a call can fail (always an outcome, never a throw).
  */
 import assert from "node:assert/strict";
 import { dirname } from "node:path";
