@@ -8,7 +8,7 @@ import { createApp } from "./http/app.ts";
 import type { AddOn } from "./http/kit/mod.ts";
 import { agUiAddOn } from "./protocols/ag_ui/mod.ts";
 import { a2aAddOn } from "./protocols/a2a/mod.ts";
-import { listen } from "./http/listener.ts";
+import { listen, type Listener } from "./http/listener.ts";
 import { createLogger, type Logger, withSecrets } from "./log.ts";
 import { secretScrubber, secretValues } from "./secrets.ts";
 import { openStore, type Store } from "./store/mod.ts";
@@ -215,8 +215,13 @@ export async function startServer(
     });
     await runs.open();
     metrics.runsActive.collectWith(() => metrics.runsActive.set(undefined, runs.activeCount));
-    const app = createApp({ config, store, runs, log, metrics }, protocolAddOns(config.manifest));
-    const listener = await listen(app.fetch, {
+    // deno-lint-ignore prefer-const -- read by the app's readiness check, built before it
+    let listener: Listener | undefined;
+    const app = createApp(
+      { config, store, runs, log, metrics, saturated: () => listener?.saturated ?? false },
+      protocolAddOns(config.manifest),
+    );
+    listener = await listen(app.fetch, {
       host: options.host ?? http.host,
       port: options.port ?? http.port,
       limits: http,

@@ -37,17 +37,20 @@ export function healthRoutes(services: AppServices): Routes {
     operationId: "ready",
     tags: ["Health"],
     summary: "Readiness",
-    description: "200 when the store answers, 503 otherwise.",
+    description: "200 when the store answers and a new connection would be accepted, 503 " +
+      "otherwise (the store unreachable, the replica draining, or max_connections open).",
     responses: {
       200: {
         description: "The store answers.",
         content: { "application/json": { schema: ReadySchema } },
       },
     },
-    "x-errors": [503001],
+    "x-errors": [503001, 503002, 503003],
   }, async (c) => {
     // A draining replica must leave the load balancer before its runs are interrupted.
     if (!services.runs.accepting) throw errors.shuttingDown();
+    // At the cap, new connections get 503 while this one (a kept-alive probe) is served: say so.
+    if (services.saturated?.()) throw errors.tooManyConnections();
     try {
       await services.store.ping();
     } catch (err) {

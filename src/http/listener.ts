@@ -9,8 +9,11 @@
  * - `request_timeout`: the whole request, body included, must arrive within it (408, closed); a
  *   response may stream for as long as it needs;
  * - `idle_timeout`: a keep-alive connection idle between requests is closed;
- * - `max_connections`: one connection more is answered 503 with `Retry-After` and closed before
- *   any request of it reaches the app;
+ * - `max_connections`: one connection more is answered 503 with `Retry-After` before any request
+ *   of it reaches the app, and closed within a second whether the client read it or not; past
+ *   `MAX_REFUSING` such answers under way, more are closed at once. The cap is lowered to what
+ *   the open-files limit leaves (open_files.ts), and the accept loop is watched (accept_watch.ts):
+ *   a listener out of descriptors must not stop accepting for good;
  * - malformed requests (bad header bytes, 16 KiB of headers or URL exceeded) are answered 400/431
  *   with the JSON error body, and never reach the app.
  */
@@ -18,6 +21,8 @@ import { getRequestListener } from "@hono/node-server";
 import type { Span } from "@opentelemetry/api";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
+import { watchAccept } from "./accept_watch.ts";
+import { ACCEPT_BACKLOG, connectionCap, MAX_REFUSING, openFilesLimit } from "./open_files.ts";
 import { type ApiError, errors } from "../errors.ts";
 import { markTimedOut } from "./kit/mod.ts";
 import type { Logger } from "../log.ts";
@@ -39,7 +44,12 @@ export interface ListenOptions {
   limits: WireLimits;
   log: Logger;
   metrics?: AgentdMetrics;
+  /** The open-files limit the cap must fit under; this process's (`ulimit -n`) by default. */
+  openFiles?: number;
 }
+
+/** How long a connection answered 503 over the cap may stay open for its client to read it. */
+const REFUSED_LINGER_MS = 1_000;
 
 /** A listening server. */
 export interface Listener {
@@ -48,6 +58,10 @@ export interface Listener {
   port: number;
   /** Connections open now. */
   readonly connections: number;
+  /** The connection cap served with: `max_connections`, or less to fit the open-files limit. */
+  readonly maxConnections: number;
+  /** Whether `maxConnections` connections are open (a new one would be refused). */
+  readonly saturated: boolean;
   /**
    * Stops accepting connections, closes idle ones, gives the responses still being written
    * `flushMs` to finish, then closes every connection left.
@@ -86,14 +100,46 @@ export async function listen(
     withActiveSpan(requestSpan(res), () => void handle(req, res));
   });
 
+  const limit = options.openFiles ?? openFilesLimit();
+  const cap = connectionCap(limits.max_connections, limit);
+  if (cap < limits.max_connections) {
+    log.warn("max_connections lowered to fit the open-files limit", {
+      max_connections: limits.max_connections,
+      open_files_limit: limit,
+      serving_at_most: cap,
+    });
+  }
   const open = new Set<Socket>();
+  const refusing = new Set<Socket>();
+  const refuse = (socket: Socket) => {
+    refused.add(socket);
+    metrics?.connectionsRefused.inc();
+    log.debug("connection refused", { open: open.size, max_connections: cap });
+    // A flood is not answered one by one: each answer holds a descriptor while it is read.
+    if (refusing.size >= MAX_REFUSING) {
+      socket.destroy();
+      return;
+    }
+    refusing.add(socket);
+    // Closed, not left half-closed: a client that never reads or closes must not keep it.
+    const timer = setTimeout(() => socket.destroy(), REFUSED_LINGER_MS);
+    socket.once("close", () => {
+      refusing.delete(socket);
+      clearTimeout(timer);
+    });
+    socket.end(rawResponse(errors.tooManyConnections(), { "retry-after": "1" }));
+  };
+  // Set once listening; a check connection of it is neither counted nor served.
+  // deno-lint-ignore prefer-const -- read by the connection listener, which exists before it
+  let watch: ReturnType<typeof watchAccept> | undefined;
   // Before Node's own connection listener, so a refused socket is marked before it parses.
   server.prependListener("connection", (socket: Socket) => {
-    if (open.size >= limits.max_connections) {
-      refused.add(socket);
-      metrics?.connectionsRefused.inc();
-      log.debug("connection refused", { open: open.size, max_connections: limits.max_connections });
-      socket.end(rawResponse(errors.tooManyConnections(), { "retry-after": "1" }));
+    if (watch?.isCheck(socket)) {
+      socket.destroy();
+      return;
+    }
+    if (open.size >= cap) {
+      refuse(socket);
       return;
     }
     open.add(socket);
@@ -119,15 +165,17 @@ export async function listen(
 
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
-    server.listen(options.port, options.host, () => {
+    server.listen({ port: options.port, host: options.host, backlog: ACCEPT_BACKLOG }, () => {
       server.off("error", reject);
       resolve();
     });
   });
-  const finished = new Promise<void>((resolve) => server.once("close", () => resolve()));
   const address = server.address();
   if (address === null || typeof address === "string") throw new Error("not a TCP listener");
   const host = address.address.includes(":") ? `[${address.address}]` : address.address;
+  watch = watchAccept(server, address.address, address.port, log);
+  // Resolved by close(): the watch may close and open the listening socket again meanwhile.
+  const done = Promise.withResolvers<void>();
 
   let closing: Promise<void> | undefined;
   return {
@@ -136,19 +184,27 @@ export async function listen(
     get connections() {
       return open.size;
     },
-    finished,
+    maxConnections: cap,
+    get saturated() {
+      return open.size >= cap;
+    },
+    finished: done.promise,
     close: (flushMs = 1000) =>
       closing ??= (async () => {
+        watch!.stop();
+        const closed = new Promise<void>((resolve) => server.once("close", () => resolve()));
         server.close();
         server.closeIdleConnections();
         let timer: ReturnType<typeof setTimeout> | undefined;
         await Promise.race([
-          finished,
+          closed,
           new Promise<void>((resolve) => timer = setTimeout(resolve, flushMs)),
         ]);
         clearTimeout(timer);
         server.closeAllConnections();
-        await finished;
+        for (const socket of refusing) socket.destroy();
+        await closed;
+        done.resolve();
       })(),
   };
 }

@@ -37,6 +37,8 @@ export interface ServerProcessOptions {
   env?: Record<string, string>;
   /** A name for error messages. */
   name?: string;
+  /** The open-files limit (`ulimit -n`) of the process, set with `prlimit`; the test's by default. */
+  openFiles?: number;
 }
 
 /** Starts `main.ts serve` on a free loopback port and waits for its "listening" line. */
@@ -54,19 +56,25 @@ export async function startServerProcess(options: ServerProcessOptions): Promise
   }
   const removeOwn = () => own ? Deno.remove(own, { recursive: true }).catch(() => {}) : undefined;
   const inherited = Object.entries(Deno.env.toObject()).filter(([k]) => !k.startsWith("AGENT__"));
-  const child = new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "-A",
-      "--no-prompt",
-      `${ROOT}main.ts`,
-      "serve",
-      manifestPath,
-      "--host",
-      "127.0.0.1",
-      "--port",
-      "0",
-    ],
+  const serve = [
+    Deno.execPath(),
+    "run",
+    "-A",
+    "--no-prompt",
+    `${ROOT}main.ts`,
+    "serve",
+    manifestPath,
+    "--host",
+    "127.0.0.1",
+    "--port",
+    "0",
+  ];
+  // prlimit execs the command, so the child's pid is the server's.
+  const command = options.openFiles === undefined
+    ? serve
+    : ["prlimit", `--nofile=${options.openFiles}:${options.openFiles}`, ...serve];
+  const child = new Deno.Command(command[0], {
+    args: command.slice(1),
     cwd: dirname(manifestPath),
     clearEnv: true,
     env: { ...Object.fromEntries(inherited), ...options.env },

@@ -293,3 +293,99 @@ async function sendChunked(
   } catch { /* closed */ }
   return { status: Number(text.split(" ")[1]), sent };
 }
+
+/** One keep-alive `GET path` on an open connection: the status and the JSON body. */
+async function getOn(conn: Deno.Conn, path: string): Promise<{ status: number; body: unknown }> {
+  await conn.write(encoder.encode(`GET ${path} HTTP/1.1\r\nHost: x\r\n\r\n`));
+  let text = "";
+  const buf = new Uint8Array(4096);
+  for (;;) {
+    const end = text.indexOf("\r\n\r\n");
+    const length = Number(/content-length: (\d+)/i.exec(text)?.[1]);
+    if (end >= 0 && text.length >= end + 4 + length) {
+      return { status: Number(text.split(" ")[1]), body: JSON.parse(text.slice(end + 4)) };
+    }
+    const n = await conn.read(buf);
+    if (n === null) throw new Error(`connection closed after ${JSON.stringify(text)}`);
+    text += new TextDecoder().decode(buf.subarray(0, n));
+  }
+}
+
+/** A fresh connection's `GET /healthz` status, or `undefined` when none came within `ms`. */
+async function healthzWithin(url: string, ms: number): Promise<number | undefined> {
+  const res = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(ms) }).catch(() => null);
+  await res?.body?.cancel();
+  return res?.status;
+}
+
+Deno.test({
+  name: "a flood of connections past the cap on a low open-files limit: served again after it",
+  // The child's stderr reader and its process outlive single steps.
+  sanitizeResources: false,
+  sanitizeOps: false,
+}, async () => {
+  // 1200 descriptors leave room for 1200 - 831 = 369 connections: max_connections (4096) is
+  // lowered to that. Before, the cap was 4096 and each refused connection kept its descriptor:
+  // the listener ran out, and never accepted again.
+  const openFiles = 1200;
+  await using server = await startServerProcess({
+    manifest: {
+      agent: { name: "flood", model: { provider: "echo" } },
+      runtime: { storage: { path: ":memory:" }, log_level: "warn" },
+      http_server: { header_timeout: 60_000, request_timeout: 60_000 },
+    },
+    openFiles,
+  });
+  const port = Number(new URL(server.url).port);
+  // A load balancer's health checks ride one kept-alive connection, opened before the flood.
+  const probe = await Deno.connect({ hostname: "127.0.0.1", port });
+  const flood: Deno.Conn[] = [];
+  try {
+    assert.equal((await getOn(probe, "/readyz")).status, 200);
+    const descriptors = () => Deno.readDirSync(`/proc/${server.pid}/fd`).toArray().length;
+    let peak = descriptors();
+    for (let i = 0; i < 1_500; i++) {
+      // A listener that stopped accepting fills its queue, then leaves connects unanswered.
+      const connecting = Deno.connect({ hostname: "127.0.0.1", port });
+      const conn = await Promise.race([connecting, timeout(2_000)]);
+      if (conn === undefined) {
+        connecting.then((c) => c.close(), () => {});
+        break;
+      }
+      flood.push(conn);
+      if (i % 100 === 0) peak = Math.max(peak, descriptors());
+    }
+    // Every flood connection is held open by the client; the server keeps the cap's worth.
+    await eventually(() => descriptors() < openFiles - 300, { what: "refused connections closed" });
+    peak = Math.max(peak, descriptors());
+    const ready = await getOn(probe, "/readyz");
+    assert.equal(ready.status, 503);
+    assert.equal((ready.body as { code: number }).code, 503003);
+    assert.equal((await getOn(probe, "/healthz")).status, 200);
+    console.log(`server descriptors: peak ${peak} of ${openFiles} during a 1500-connection flood`);
+    assert.ok(peak < openFiles, `the server held ${peak} descriptors`);
+  } finally {
+    for (const conn of flood) {
+      try {
+        conn.close();
+      } catch { /* closed by the server */ }
+    }
+  }
+  const ended = performance.now();
+  await eventually(async () => await healthzWithin(server.url, 1_000) === 200, {
+    timeout: 20_000,
+    what: "a new connection served after the flood",
+  });
+  console.log(`new connections served ${Math.round(performance.now() - ended)} ms after the flood`);
+  assert.equal((await getOn(probe, "/readyz")).status, 200);
+  probe.close();
+  const warning = server.logs.map((l) => JSON.parse(l)).find((l) =>
+    l.msg === "max_connections lowered to fit the open-files limit"
+  );
+  assert.equal(warning?.serving_at_most, 369);
+});
+
+/** Resolves with undefined after `ms`, its timer not keeping a test alive. */
+function timeout(ms: number): Promise<undefined> {
+  return new Promise((resolve) => Deno.unrefTimer(setTimeout(() => resolve(undefined), ms)));
+}

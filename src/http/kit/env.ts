@@ -22,6 +22,11 @@ export interface AppServices {
   log: Logger;
   /** Prometheus metrics: counted by a middleware and served at `GET /metrics` when given. */
   metrics?: AgentdMetrics;
+  /**
+   * Whether the listener holds all the connections it may (a new one would be refused): the
+   * replica is not ready then, so a load balancer sends new clients elsewhere.
+   */
+  saturated?: () => boolean;
 }
 
 /** Per-request values the middleware sets. */

@@ -67,6 +67,7 @@ function errorExamples(manifest: Manifest): Map<number, ApiError> {
     errors.internal(),
     errors.unavailable("the store"),
     errors.shuttingDown(),
+    errors.tooManyConnections(),
   ];
   return new Map(list.map((e) => [e.code, e]));
 }
