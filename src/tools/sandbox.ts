@@ -149,7 +149,9 @@ export function sandboxCommand(
     else if (info.isDirectory) args.push("--ro-bind", dir, dir);
     present.push(dir);
   }
-  args.push("--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp");
+  // World-writable with the sticky bit, as /tmp is: as root, bwrap makes the tmpfs root's, 0755,
+  // and the tool, which runs as nobody, could not write its own /tmp (its HOME and TMPDIR).
+  args.push("--proc", "/proc", "--dev", "/dev", "--perms", "1777", "--tmpfs", "/tmp");
   if (mounts.net && mounts.read !== true) {
     for (const file of NET_FILES) args.push("--ro-bind-try", file, file);
   }

@@ -264,6 +264,18 @@ Deno.test("python: the environment is narrowed to the base set plus permissions.
   }
 });
 
+Deno.test("python: the private /tmp is the tool's to write, HOME and TMPDIR with it", async () => {
+  // A root server runs the tool as nobody: /tmp was a tmpfs of root's, mode 0755 (issue 27).
+  const outcome = await pyTool("scratch").call({}, recordingContext().ctx);
+  assert.equal(outcome.is_error, false, JSON.stringify(outcome.result));
+  const seen = outcome.result as Record<string, unknown>;
+  assert.deepEqual(
+    { tmp: seen.tmp, TMPDIR: seen.TMPDIR, HOME: seen.HOME, tempfile: seen.tempfile },
+    { tmp: "tmp", TMPDIR: "TMPDIR", HOME: "HOME", tempfile: true },
+  );
+  if (Deno.uid() === 0) assert.equal(seen.uid, 65534, "a root server runs tools as nobody");
+});
+
 Deno.test("python: large results and concurrent calls", async () => {
   const { ctx } = recordingContext();
   const big = await pyTool("big_output", { limits: { result_bytes: 4_000_000 } })
