@@ -7,7 +7,7 @@
  * waits for a new connection to be served.
  */
 import assert from "node:assert/strict";
-import { eventually } from "../_kit/mod.ts";
+import { eventually, slowTest } from "../_kit/mod.ts";
 
 const FIXTURE = new URL("./fixtures/descriptor_hog.ts", import.meta.url).pathname;
 
@@ -35,7 +35,7 @@ async function statusWithin(url: string, ms: number): Promise<number | undefined
   }
 }
 
-Deno.test({
+slowTest({
   name: "a listener out of descriptors accepts again once they are free",
   // The child's pipes outlive single awaits.
   sanitizeResources: false,

@@ -7,7 +7,7 @@
  * body is refused with the server's RSS growing by less than 32 MiB.
  */
 import assert from "node:assert/strict";
-import { eventually, startServerProcess, startTestServer } from "../_kit/mod.ts";
+import { eventually, slowTest, startServerProcess, startTestServer } from "../_kit/mod.ts";
 
 const LIMITS = { header_timeout: 400, request_timeout: 800, idle_timeout: 600 };
 /** Slack for a busy 2-core machine: the assertions are about a timeout existing, not its speed. */
@@ -318,7 +318,7 @@ async function healthzWithin(url: string, ms: number): Promise<number | undefine
   return res?.status;
 }
 
-Deno.test({
+slowTest({
   name: "a flood of connections past the cap on a low open-files limit: served again after it",
   // The child's stderr reader and its process outlive single steps.
   sanitizeResources: false,
