@@ -4,14 +4,16 @@
  * establishment timeout and retries. See docs/models.md.
  */
 export { createModelClient } from "./client.ts";
-export type { ModelAttemptInfo, ModelClientOptions, ModelMetrics } from "./client.ts";
+export type { ModelClientOptions } from "./client.ts";
 export { resolveModel } from "./resolve.ts";
 export { credentialEnvNames, knownProviders } from "./registry.ts";
 export { DEFAULT_RETRY } from "./retry.ts";
 export { ModelError } from "./types.ts";
 export type {
+  ModelAttemptInfo,
   ModelClient,
   ModelEvent,
+  ModelMetrics,
   ModelRequest,
   ModelStream,
   ModelTool,

@@ -74,6 +74,36 @@ export interface ModelClient {
   open(model: ResolvedModel, request: ModelRequest, signal: AbortSignal): Promise<ModelStream>;
 }
 
+/** One attempt as reported to `ModelMetrics.onAttempt`. */
+export interface ModelAttemptInfo {
+  /** The provider of the attempt. */
+  provider: string;
+  /** The model of the attempt. */
+  model: string;
+  /** 1 for the first request. */
+  attempt: number;
+  /** Milliseconds the attempt took (until established or failed). */
+  ms: number;
+  /** Whether the attempt established the stream. */
+  ok: boolean;
+  /** Error code of a failed attempt. */
+  code?: string;
+  /** HTTP status the provider answered with, when it answered. */
+  status?: number;
+  /** Whether a failed attempt will be retried. */
+  retrying?: boolean;
+  /** Milliseconds until the retry, when there is one. */
+  delay_ms?: number;
+}
+
+/** Optional observation hooks (logs, metrics); they must not throw. */
+export interface ModelMetrics {
+  /** Called after every attempt, established or failed. */
+  onAttempt?(info: ModelAttemptInfo): void;
+  /** Called once per stream at the first text delta or tool call, with ms since `open()`. */
+  onFirstToken?(info: { provider: string; model: string; ms: number }): void;
+}
+
 /** A model failure; its payload becomes the failed run's `error`. */
 export class ModelError extends Error {
   /** A failure (`code`, `message`) of `model` at `provider`, after `attempts` attempts. */

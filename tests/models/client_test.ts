@@ -1,26 +1,28 @@
 /**
  * The model client against local fake provider servers over real HTTP: streaming, tool calls,
- * parameters on the wire, retries, backoff, Retry-After, the establishment timeout and abort.
+ * parameters on the wire, retries, backoff, Retry-After and abort (the establishment timeout is in
+ * attempt_test.ts, a stream's events in model_events_test.ts).
  */
 import assert from "node:assert/strict";
-import { createModelClient, ModelError } from "../../src/models/mod.ts";
+import { createModelClient } from "../../src/models/mod.ts";
 import type { ModelAttemptInfo, ModelEvent } from "../../src/models/mod.ts";
 import * as openai from "./fake_openai.ts";
 import * as anthropic from "./fake_anthropic.ts";
 import { startFakeServer } from "./fake_server.ts";
-import { ask, closedPort, collect, msg, resolved, textOf, timed } from "./helpers.ts";
+import {
+  ask,
+  assertModelError,
+  closedPort,
+  collect,
+  msg,
+  resolved,
+  textOf,
+  timed,
+} from "./helpers.ts";
 import { eventually } from "../_kit/mod.ts";
 
 const client = createModelClient({ env: {} });
 const never = new AbortController().signal;
-
-/** Asserts a ModelError with this code and attempt count and returns it. */
-function assertModelError(error: unknown, code: string, attempts: number): ModelError {
-  assert.ok(error instanceof ModelError, `expected a ModelError, got ${error}`);
-  assert.equal(error.code, code, error.message);
-  assert.equal(error.attempts, attempts, error.message);
-  return error;
-}
 
 Deno.test("openai: streams text, finish and usage; request carries system and messages", async () => {
   await using server = openai.startFakeOpenAI();
@@ -302,74 +304,6 @@ Deno.test("retry: connection refused is model_connection after max_attempts", as
   assertModelError(error, "model_connection", 2);
 });
 
-Deno.test("timeout: headers that never come are retried, then model_timeout", async () => {
-  await using server = openai.startFakeOpenAI();
-  for (let i = 0; i < 3; i++) server.enqueue({ kind: "hang" });
-  const model = resolved("openai", server.url, {
-    timeout: 200,
-    retry: { max_attempts: 3, initial_backoff: 10, max_backoff: 20 },
-  });
-  const { ms, error } = await timed(() => client.open(model, ask("x"), never));
-  assertModelError(error, "model_timeout", 3);
-  assert.equal(server.requests.length, 3);
-  assert.ok(ms >= 600, `elapsed ${ms}`);
-  assert.ok(ms < 3000, `elapsed ${ms}`);
-});
-
-Deno.test("timeout: a hang then a good answer establishes on the second attempt", async () => {
-  await using server = openai.startFakeOpenAI();
-  server.enqueue({ kind: "hang" }, openai.text(["ok"]));
-  const model = resolved("openai", server.url, { timeout: 150 });
-  const stream = await client.open(model, ask("x"), never);
-  assert.equal(stream.attempts, 2);
-  assert.equal(textOf(await collect(stream)), "ok");
-});
-
-Deno.test("timeout: headers without a first body byte also time out", async () => {
-  await using server = openai.startFakeOpenAI();
-  server.enqueue({ kind: "hang_body" }, { kind: "hang_body" });
-  const model = resolved("openai", server.url, {
-    timeout: 150,
-    retry: { max_attempts: 2, initial_backoff: 10, max_backoff: 10 },
-  });
-  const { error } = await timed(() => client.open(model, ask("x"), never));
-  assertModelError(error, "model_timeout", 2);
-});
-
-Deno.test("timeout: never cuts an established slow stream", async () => {
-  await using server = openai.startFakeOpenAI();
-  server.enqueue(openai.text(["one ", "two ", "three ", "four"], { delay: 300 }));
-  const model = resolved("openai", server.url, { timeout: 200 });
-  const { ms, value } = await timed(async () => collect(await client.open(model, ask("x"), never)));
-  assert.ok(value, "the stream completes");
-  assert.equal(textOf(value), "one two three four");
-  assert.ok(ms >= 1100, `the stream lasted ${ms} ms`);
-  assert.equal(server.requests.length, 1);
-});
-
-Deno.test("stream: a connection broken midway fails from the iterator and is not retried", async () => {
-  await using server = openai.startFakeOpenAI();
-  server.enqueue(openai.broken(["a ", "b ", "c ", "d"], 2));
-  const stream = await client.open(resolved("openai", server.url), ask("x"), never);
-  assert.equal(stream.attempts, 1);
-  const seen: ModelEvent[] = [];
-  const { error } = await timed(async () => {
-    for await (const e of stream.events) seen.push(e);
-  });
-  assertModelError(error, "model_stream", 1);
-  assert.equal(textOf(seen), "a b ");
-  assert.equal(server.requests.length, 1);
-});
-
-Deno.test("stream: a consumer that stops early releases the connection", async () => {
-  await using server = openai.startFakeOpenAI();
-  server.enqueue(openai.text(["a ", "b ", "c ", "d"], { delay: 50 }));
-  const stream = await client.open(resolved("openai", server.url), ask("x"), never);
-  for await (const e of stream.events) {
-    if (e.type === "text-delta") break;
-  }
-});
-
 Deno.test("abort: while waiting for headers rejects at once with the signal's reason", async () => {
   await using server = openai.startFakeOpenAI();
   server.enqueue({ kind: "hang" });
@@ -401,62 +335,6 @@ Deno.test("abort: during the backoff stops requesting", async () => {
   assert.ok(error instanceof DOMException && error.name === "AbortError", String(error));
   assert.ok(ms < 1500, `elapsed ${ms}`);
   assert.equal(server.requests.length, 1);
-});
-
-Deno.test("abort: mid-stream ends the iterator with the signal's reason", async () => {
-  await using server = openai.startFakeOpenAI();
-  server.enqueue(openai.text(["a ", "b ", "c ", "d ", "e"], { delay: 200 }));
-  const ac = new AbortController();
-  const stream = await client.open(resolved("openai", server.url), ask("x"), ac.signal);
-  const { ms, error } = await timed(async () => {
-    for await (const e of stream.events) {
-      if (e.type === "text-delta") ac.abort(new Error("stop now"));
-    }
-  });
-  assert.ok(error instanceof Error && error.message === "stop now", String(error));
-  assert.ok(ms < 600, `elapsed ${ms}`);
-});
-
-Deno.test("abort: mid-stream ends the iterator at once even when the body ignores it", async () => {
-  // A response whose body sends one token, then neither ends nor reacts to cancel or abort.
-  const frame = (delta: Record<string, unknown>) =>
-    `data: ${
-      JSON.stringify({
-        id: "c",
-        object: "chat.completion.chunk",
-        created: 1,
-        model: "m",
-        choices: [{ index: 0, delta, finish_reason: null }],
-      })
-    }\n\n`;
-  const deaf: typeof fetch = () =>
-    Promise.resolve(
-      new Response(
-        new ReadableStream({
-          start(controller) {
-            controller.enqueue(
-              new TextEncoder().encode(frame({ role: "assistant", content: "a " })),
-            );
-          },
-          cancel: () => new Promise(() => {}),
-        }),
-        { headers: { "content-type": "text/event-stream" } },
-      ),
-    );
-  const ac = new AbortController();
-  const deafClient = createModelClient({ env: {}, fetch: deaf });
-  const stream = await deafClient.open(
-    resolved("openai", "http://127.0.0.1:9/v1"),
-    ask("x"),
-    ac.signal,
-  );
-  const { ms, error } = await timed(async () => {
-    for await (const e of stream.events) {
-      if (e.type === "text-delta") setTimeout(() => ac.abort(new Error("stop now")), 50);
-    }
-  });
-  assert.ok(error instanceof Error && error.message === "stop now", String(error));
-  assert.ok(ms < 1000, `elapsed ${ms}`);
 });
 
 Deno.test("abort: an already aborted signal never requests", async () => {

@@ -1,8 +1,16 @@
 /**
- * Small builders shared by the model tests: messages, resolved models, event collection.
+ * Small builders shared by the model tests: messages, resolved models, event collection, and the
+ * assertion of a `ModelError`.
  */
 import type { Message, Part, ToolCall } from "../../src/api/schemas.ts";
-import type { ModelEvent, ModelRequest, ModelStream, ResolvedModel } from "../../src/models/mod.ts";
+import assert from "node:assert/strict";
+import {
+  ModelError,
+  type ModelEvent,
+  type ModelRequest,
+  type ModelStream,
+  type ResolvedModel,
+} from "../../src/models/mod.ts";
 
 let seq = 0;
 
@@ -76,4 +84,12 @@ export async function timed<T>(
   } catch (error) {
     return { ms: performance.now() - start, error };
   }
+}
+
+/** Asserts a ModelError with this code and attempt count and returns it. */
+export function assertModelError(error: unknown, code: string, attempts: number): ModelError {
+  assert.ok(error instanceof ModelError, `expected a ModelError, got ${error}`);
+  assert.equal(error.code, code, error.message);
+  assert.equal(error.attempts, attempts, error.message);
+  return error;
 }

@@ -1,0 +1,136 @@
+/**
+ * One attempt to establish a model's response stream: the provider's AI SDK model streams through
+ * the observed fetch; the establishment timeout runs from the start of the attempt until the first
+ * body byte (it is never armed again, so it cannot cut an established slow stream); the attempt is
+ * established at the first output part. A failure before that — an error part the provider
+ * streams before any output included — is classified (failures.ts) for the retry loop.
+ */
+import type { LanguageModelV4StreamPart } from "@ai-sdk/provider";
+import { classify, EarlyStreamError, type Failure } from "./failures.ts";
+import { type Observed, observedFetch } from "./observed_fetch.ts";
+import { toCallOptions } from "./prompt.ts";
+import type { ProviderEntry } from "./registry.ts";
+import type { Scrub } from "../secrets.ts";
+import type { ModelMetrics, ModelRequest, ResolvedModel } from "./types.ts";
+
+/** One part of an AI SDK model's stream. */
+export type Part = LanguageModelV4StreamPart;
+
+/** Everything one `open()` needs. */
+export interface OpenContext {
+  entry: ProviderEntry;
+  resolved: ResolvedModel;
+  request: ModelRequest;
+  signal: AbortSignal;
+  env: Record<string, string>;
+  fetch: typeof fetch;
+  metrics?: ModelMetrics;
+  startedAt: number;
+  /** Replaces secret values in error messages (the configured ones and the key sent). */
+  scrub: Scrub;
+}
+
+/** An established attempt, handed to the events iterator. */
+export interface Established {
+  reader: ReadableStreamDefaultReader<Part>;
+  /** The parts read while establishing, the first output part last. */
+  buffered: Part[];
+  controller: AbortController;
+  /** Detaches the attempt from the run's signal. */
+  release: () => void;
+}
+
+/** Parts that mean the model has started answering. */
+const OUTPUT_PARTS = new Set<Part["type"]>([
+  "text-delta",
+  "tool-input-start",
+  "tool-input-delta",
+  "tool-call",
+  "reasoning-start",
+  "reasoning-delta",
+  "finish",
+  "file",
+  "source",
+]);
+
+/** The API key a request to the provider sends: the resolved model's, else its variable's. */
+export function apiKeyOf(
+  entry: ProviderEntry,
+  resolved: ResolvedModel,
+  env: Record<string, string>,
+): string {
+  return resolved.api_key || (entry.env.apiKey && env[entry.env.apiKey]) || "";
+}
+
+/** One attempt: resolves established, resolves a failure, or rejects when the run aborts. */
+export async function attempt(ctx: OpenContext): Promise<Established | Failure> {
+  const { entry, resolved, signal } = ctx;
+  const baseURL = resolved.base_url || (entry.env.baseUrl && ctx.env[entry.env.baseUrl]) ||
+    entry.defaultBaseUrl;
+  const apiKey = apiKeyOf(entry, resolved, ctx.env);
+  if (entry.http && !baseURL) {
+    return {
+      code: "model_error",
+      message: `provider '${entry.name}' has no endpoint: set base_url in the model block` +
+        (entry.env.baseUrl ? ` or ${entry.env.baseUrl}` : ""),
+      transient: false,
+    };
+  }
+  const controller = new AbortController();
+  let interrupt!: (reason: unknown) => void;
+  const interrupted = new Promise<never>((_, reject) => interrupt = reject);
+  interrupted.catch(() => {});
+  const onAbort = () => {
+    controller.abort(signal.reason);
+    interrupt(signal.reason);
+  };
+  signal.addEventListener("abort", onAbort, { once: true });
+  const release = () => signal.removeEventListener("abort", onAbort);
+
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let timedOut = false;
+  const observed: Observed = { firstByte: false, onFirstByte: () => clearTimeout(timer) };
+  if (resolved.timeout !== undefined && entry.http) {
+    timer = setTimeout(() => {
+      timedOut = true;
+      interrupt(new DOMException("model stream establishment timed out", "TimeoutError"));
+      controller.abort(new DOMException("model stream establishment timed out", "TimeoutError"));
+    }, resolved.timeout);
+  }
+
+  let reader: ReadableStreamDefaultReader<Part> | undefined;
+  let pending: PromiseLike<{ stream: ReadableStream<Part> }> | undefined;
+  try {
+    const model = entry.create({
+      modelId: resolved.model,
+      apiKey,
+      baseURL,
+      fetch: observedFetch(ctx.fetch, controller.signal, observed),
+    });
+    const options = toCallOptions(ctx.request, resolved.inference_params, entry, controller.signal);
+    pending = model.doStream(options);
+    const { stream } = await Promise.race([pending, interrupted]);
+    reader = stream.getReader();
+    const buffered: Part[] = [];
+    for (;;) {
+      const next = await Promise.race([reader.read(), interrupted]);
+      if (next.done) break;
+      if (next.value.type === "error") throw new EarlyStreamError(next.value.error);
+      buffered.push(next.value);
+      if (OUTPUT_PARTS.has(next.value.type)) break;
+    }
+    clearTimeout(timer);
+    return { reader, buffered, controller, release };
+  } catch (e) {
+    clearTimeout(timer);
+    release();
+    // Stop whatever is still in flight: the request, the body, a doStream that resolves late.
+    controller.abort();
+    if (reader) reader.cancel().catch(() => {});
+    else {
+      Promise.resolve(pending).then((r) => r?.stream.cancel().catch(() => {}), () => {});
+    }
+    if (signal.aborted) throw signal.reason;
+    return classify(e, observed, timedOut, resolved.timeout);
+  }
+}

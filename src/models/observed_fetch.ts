@@ -1,0 +1,69 @@
+/**
+ * The fetch a provider's AI SDK model uses for one attempt: it pins the attempt's signal and
+ * records what the provider answered (status, headers, a connection or body error, the first body
+ * byte), so the client classifies failures itself and stops the establishment timeout at the
+ * first byte.
+ */
+
+/** What the fetch wrapper saw during one attempt. */
+export interface Observed {
+  /** The HTTP status of the last response. */
+  status?: number;
+  /** The headers of the last response (`Retry-After`). */
+  headers?: Headers;
+  /** The request failed before any response (refused, reset, DNS). */
+  connectionError?: unknown;
+  /** The response body failed while being read. */
+  bodyError?: unknown;
+  /** Whether a body byte arrived. */
+  firstByte: boolean;
+  /** Called once, at the first body byte. */
+  onFirstByte: () => void;
+}
+
+/** Wraps fetch: pins the attempt's signal and reports status, headers and the first body byte. */
+export function observedFetch(
+  base: typeof fetch,
+  signal: AbortSignal,
+  observed: Observed,
+): typeof fetch {
+  return async (input, init) => {
+    let response: Response;
+    try {
+      response = await base(input, { ...init, signal });
+    } catch (e) {
+      if (!signal.aborted) observed.connectionError = e;
+      throw e;
+    }
+    observed.status = response.status;
+    observed.headers = response.headers;
+    if (!response.ok || response.body === null) return response;
+    const source = response.body.getReader();
+    const body = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        let chunk: ReadableStreamReadResult<Uint8Array>;
+        try {
+          chunk = await source.read();
+        } catch (e) {
+          if (!signal.aborted) observed.bodyError ??= e;
+          controller.error(e);
+          return;
+        }
+        if (!observed.firstByte) {
+          observed.firstByte = true;
+          observed.onFirstByte();
+        }
+        if (chunk.done) controller.close();
+        else controller.enqueue(chunk.value);
+      },
+      cancel(reason) {
+        return source.cancel(reason);
+      },
+    }, { highWaterMark: 0 });
+    return new Response(body, {
+      status: response.status,
+      statusText: response.statusText,
+      headers: response.headers,
+    });
+  };
+}
