@@ -1,6 +1,6 @@
 /**
  * The engine as one object for the run service: `prepare` does every check that must come before
- * the run record exists, `execute` runs what was prepared.
+ * the run record exists, `execute` runs the plan it returned.
  */
 import type { RunRequest } from "../api/schemas.ts";
 import type { NewRun } from "../store/mod.ts";
@@ -8,7 +8,7 @@ import type { RunEvent } from "../api/events.ts";
 import { prepareRun } from "./prepare.ts";
 import { runAgent } from "./run.ts";
 import { loadStart } from "./start.ts";
-import type { EngineDeps, PreparedRun, RunIds, RunOptions, StartState } from "./types.ts";
+import type { EngineDeps, RunIds, RunOptions, RunSetup, StartState } from "./types.ts";
 
 /** What the run record's transaction writes besides the run: the session, a fork, the input. */
 export type RunBegin = Pick<
@@ -16,10 +16,10 @@ export type RunBegin = Pick<
   "create_session" | "expect_clock" | "fork_checkpoint_id" | "messages"
 >;
 
-/** A run ready to execute: the prepared run, its start state and its request. */
+/** A run ready to execute: its setup, its start state and its request. */
 export interface EnginePlan {
-  /** What `prepare` checked and resolved. */
-  prepared: PreparedRun;
+  /** What `prepareRun` checked and resolved. */
+  setup: RunSetup;
   /** The start state `loadStart` read. */
   start: StartState;
   /** The run request as the client sent it. */
@@ -30,8 +30,8 @@ export interface EnginePlan {
   begin: RunBegin;
 }
 
-/** The engine bound to its dependencies. */
-export interface BoundEngine {
+/** The engine bound to its dependencies: what the run service runs runs with. */
+export interface Engine {
   /**
    * `prepareRun` then `loadStart`: throws ApiError 422 (model, capabilities, client tools,
    * resume payload), 404 (checkpoint) or 409 (a used message id) and writes nothing.
@@ -47,13 +47,13 @@ export interface BoundEngine {
 }
 
 /** Binds the engine to its dependencies (one per app). */
-export function createEngine(deps: EngineDeps): BoundEngine {
+export function createEngine(deps: EngineDeps): Engine {
   return {
     async prepare(ids, request) {
-      const prepared = prepareRun(deps, request);
-      const start = await loadStart(deps, prepared, { ...ids, request });
+      const setup = prepareRun(deps, request);
+      const start = await loadStart(deps, setup, { ...ids, request });
       return {
-        prepared,
+        setup,
         start,
         request,
         parent_checkpoint_id: start.parent_checkpoint_id,
@@ -68,7 +68,7 @@ export function createEngine(deps: EngineDeps): BoundEngine {
     execute(plan, ids, signal, options) {
       return runAgent(
         deps,
-        plan.prepared,
+        plan.setup,
         { ...ids, request: plan.request, start: plan.start },
         signal,
         options,

@@ -1,5 +1,5 @@
 /**
- * The engine's public surface: `createEngine(deps)`, the run service's `Engine`. Its `prepare` is,
+ * The engine's public surface: `createEngine(deps)`, the `Engine` the run service uses. Its `prepare` is,
  * in order (prepare.ts, start.ts):
  *
  * 1. `prepareRun` — synchronous; 422 for a bad model, capability, client tool or `resume_payload`
@@ -17,7 +17,7 @@
  *
  * See docs/engine.md.
  */
-export { type BoundEngine, createEngine, type EnginePlan, type RunBegin } from "./engine.ts";
+export { createEngine, type Engine, type EnginePlan, type RunBegin } from "./engine.ts";
 export { waitingToolCalls } from "./start.ts";
 export type {
   EngineDeps,
@@ -25,11 +25,11 @@ export type {
   PendingAnswer,
   PendingKind,
   PendingToolCall,
-  PreparedRun,
   RunIds,
   RunInput,
   RunOptions,
   RunResult,
+  RunSetup,
   StartAnswer,
   StartState,
 } from "./types.ts";

@@ -11,14 +11,14 @@ import type { ModelTool } from "../models/mod.ts";
 import type { Tool } from "../tools/mod.ts";
 import { type ResumePayload, ResumePayloadSchema } from "../api/schemas.ts";
 import { fieldErrors, parseInput } from "../api/validation.ts";
-import type { EngineDeps, PreparedRun } from "./types.ts";
+import type { EngineDeps, RunSetup } from "./types.ts";
 
 /**
  * Validates a run request against the agent and resolves what the run will use. Throws an
  * `ApiError` 422 (unknown model or provider, unknown capability, client tool name clash,
  * malformed `resume_payload`, conflicts inside the request such as two messages with one id).
  */
-export function prepareRun(deps: EngineDeps, request: RunRequest): PreparedRun {
+export function prepareRun(deps: EngineDeps, request: RunRequest): RunSetup {
   const manifest = deps.config.manifest;
   const model = deps.resolveModel(request.model);
   const fields: FieldError[] = requestConflicts(request);

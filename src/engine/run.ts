@@ -2,28 +2,30 @@
  * The ReAct graph: a model step, then a tool step for the calls it made, until the model answers
  * without calls, a call must wait (interrupt), `max_steps` is reached, the model fails or the run
  * is cancelled. Every step ends with a checkpoint written with the step's messages in one
- * transaction; the last event is always `run_finished`.
+ * transaction (step_writer.ts); the last event is always `run_finished`. Server tools are called
+ * by tool_call.ts; a failure becomes the run's error in run_error.ts.
  */
-import type { Message, MessageInput, RunError, ToolCall } from "../api/schemas.ts";
-import { systemClock } from "../clock.ts";
+import type { Message, RunError, ToolCall } from "../api/schemas.ts";
 import { ModelError } from "../models/mod.ts";
 import type { Logger } from "../log.ts";
-import { newMessages, StoreUnavailable } from "../store/mod.ts";
-import type { StepCommit } from "../store/mod.ts";
-import type { Tool, ToolCallContext, ToolOutcome } from "../tools/mod.ts";
-import { abortable, abortableIter, RunCancelled, withPushes } from "./async.ts";
+import type { Tool } from "../tools/mod.ts";
+import { abortable, abortableIter, RunCancelled } from "./async.ts";
 import { assistantMessage, messageText, toolMessage, toolResultValue } from "./conversation.ts";
 import { makeEvent, type RunEvent, type RunEventPayloads } from "../api/events.ts";
+import { errorDetail, internalError, runErrorOf } from "./run_error.ts";
+import { OpenEvents } from "./open_events.ts";
 import { loadStart } from "./start.ts";
-import { applyStateUpdate, type Context, type StateChange } from "./state.ts";
+import type { Context } from "./state.ts";
+import { StepWriter } from "./step_writer.ts";
+import { callServerTool } from "./tool_call.ts";
 import type {
   EngineDeps,
   InterruptPayload,
   PendingToolCall,
-  PreparedRun,
   RunInput,
   RunOptions,
   RunResult,
+  RunSetup,
   StartAnswer,
   StartState,
 } from "./types.ts";
@@ -36,38 +38,28 @@ import type {
  */
 export async function* runAgent(
   deps: EngineDeps,
-  prepared: PreparedRun,
+  setup: RunSetup,
   input: RunInput,
   signal: AbortSignal,
   options: RunOptions = {},
 ): AsyncGenerator<RunEvent> {
   // Normally loaded by the run service before it creates the run; loading here still throws its
   // 404/422 before the first event.
-  const start = input.start ?? await loadStart(deps, prepared, input);
-  yield* new Execution(deps, prepared, input, start, signal, options).run();
+  const start = input.start ?? await loadStart(deps, setup, input);
+  yield* new Execution(deps, setup, input, start, signal, options).run();
 }
 
 type Finish = Pick<RunEventPayloads["run_finished"], "status" | "interrupt_payload" | "result">;
 
 /** The mutable state of one run while it executes. */
 class Execution {
-  private conversation: Message[] = [];
   private context: Context = null;
-  private parent: string | null;
   private step: number;
   private modelSteps = 0;
-  /** Messages or context changed since the last checkpoint. */
-  private dirty = false;
-  /** Messages of the current step not committed yet. */
-  private unsaved: Message[] = [];
-  /** The last step's writes, committed with the outcome (see `RunOptions.finish`). */
-  private last: StepCommit | null = null;
+  /** The conversation and its writes at step boundaries. */
+  private readonly writes: StepWriter;
   /** Events opened and not yet closed, so a failure can close them before `run_finished`. */
-  private open: {
-    step: { step: number; step_name: "model" | "tools" } | null;
-    text: string | null;
-    calls: Set<string>;
-  } = { step: null, text: null, calls: new Set() };
+  private readonly open = new OpenEvents();
   /** The assistant message of the model step in progress. */
   private partial: { message_id: string; text: string } | null = null;
   /** The engine's logger with this run's ids on every line. */
@@ -75,14 +67,20 @@ class Execution {
 
   constructor(
     private readonly deps: EngineDeps,
-    private readonly prepared: PreparedRun,
+    private readonly setup: RunSetup,
     private readonly input: RunInput,
     private readonly start: StartState,
     private readonly signal: AbortSignal,
     private readonly options: RunOptions,
   ) {
-    this.parent = start.parent_checkpoint_id;
     this.step = start.step;
+    // The conversation is the messages table (as read at the start), not the checkpoint: edits
+    // made through the messages API between runs are what this run sees. The input is already
+    // stored with the run record unless calls are answered first.
+    this.writes = new StepWriter(deps, input, start.parent_checkpoint_id, [
+      ...start.conversation,
+      ...start.input,
+    ]);
     this.log = deps.log.with({
       tenant: input.tenant_id,
       run_id: input.run_id,
@@ -97,11 +95,10 @@ class Execution {
     try {
       finish = { ...(yield* this.graph()), error: null };
     } catch (error) {
-      yield* this.closeOpen();
+      yield* this.open.all();
       finish = await this.salvage(error);
     }
-    const last = this.last;
-    this.last = null;
+    const last = this.writes.takeLast();
     if (this.options.finish) {
       this.options.finish(last);
     } else if (last) {
@@ -109,7 +106,12 @@ class Execution {
         await this.deps.store.commitStep(last);
       } catch (error) {
         this.log.error("could not save the last step of the run", { error: errorDetail(error) });
-        finish = internalFailure();
+        finish = {
+          status: "failed",
+          interrupt_payload: null,
+          result: null,
+          error: internalError(),
+        };
       }
     }
     yield makeEvent("run_finished", { session_id, run_id, ...finish });
@@ -119,12 +121,8 @@ class Execution {
   private async *graph(): AsyncGenerator<RunEvent, Finish> {
     const { request } = this.input;
 
-    // The conversation is the messages table (as read at the start), not the checkpoint: edits
-    // made through the messages API between runs are what this run sees. The input is already
-    // stored with the run record unless calls are answered first.
-    this.conversation = [...this.start.conversation, ...this.start.input];
     this.context = request.context ?? this.start.context;
-    if (request.context || this.start.input.length > 0) this.dirty = true;
+    if (request.context || this.start.input.length > 0) this.writes.dirty = true;
 
     const answers = this.start.answers;
     if (answers.length > 0) {
@@ -134,20 +132,20 @@ class Execution {
       );
       const rest = request.messages.filter((_, i) => !used.has(i));
       if (rest.length > 0) {
-        this.persist(rest);
-        await this.commit(null);
+        this.writes.add(rest);
+        await this.writes.commit(null);
       }
     }
-    yield makeEvent("messages_snapshot", { messages: [...this.conversation] });
+    yield makeEvent("messages_snapshot", { messages: [...this.writes.conversation] });
     if (this.context !== null) yield makeEvent("state_snapshot", { context: this.context });
 
     while (true) {
       if (this.signal.aborted) throw new RunCancelled();
-      if (this.modelSteps >= this.prepared.max_steps) {
-        if (this.dirty) await this.checkpoint([], true);
+      if (this.modelSteps >= this.setup.max_steps) {
+        if (this.writes.dirty) await this.checkpoint([], true);
         const payload: InterruptPayload = {
           reason: "max_steps",
-          max_steps: this.prepared.max_steps,
+          max_steps: this.setup.max_steps,
         };
         return { status: "interrupted", interrupt_payload: { ...payload }, result: null };
       }
@@ -175,12 +173,12 @@ class Execution {
           break;
         case "input_message": {
           const message = this.input.request.messages[answer.index];
-          const [saved] = this.persist([message]);
+          const [saved] = this.writes.add([message]);
           yield this.resultEvent(saved, partValue(saved), false);
           break;
         }
         case "approved": {
-          const tool = this.prepared.server_tools.get(call.name);
+          const tool = this.setup.server_tools.get(call.name);
           if (tool) yield* this.runServerTool(call, tool);
           else yield* this.writeResult(call.id, `the tool '${call.name}' is not available`, true);
           break;
@@ -205,7 +203,7 @@ class Execution {
       }
     }
     await this.checkpoint([], false);
-    yield* this.endStep();
+    yield* this.open.stepFinished();
   }
 
   /** One model step: streams the model's answer and persists it once complete. */
@@ -215,10 +213,10 @@ class Execution {
     const message_id = crypto.randomUUID();
     this.partial = { message_id, text: "" };
     const stream = await abortable(
-      this.deps.models.open(this.prepared.model, {
-        system: this.prepared.system,
-        messages: [...this.conversation],
-        tools: this.prepared.model_tools,
+      this.deps.models.open(this.setup.model, {
+        system: this.setup.system,
+        messages: [...this.writes.conversation],
+        tools: this.setup.model_tools,
       }, this.signal),
       this.signal,
     );
@@ -228,27 +226,18 @@ class Execution {
     const started = new Map<string, { streamed: boolean }>();
     const startCall = (id: string, name: string): RunEvent => {
       started.set(id, { streamed: false });
-      this.open.calls.add(id);
-      return makeEvent("tool_call_start", {
-        tool_call_id: id,
-        tool_name: name,
-        parent_message_id: message_id,
-      });
+      return this.open.callStarted(id, name, message_id);
     };
 
     for await (const ev of abortableIter(stream.events, this.signal)) {
       switch (ev.type) {
         case "text-delta":
           if (!ev.delta) break;
-          if (this.open.text === null) {
-            this.open.text = message_id;
-            yield makeEvent("text_message_start", { message_id, role: "assistant" });
-          }
           this.partial.text += ev.delta;
-          yield makeEvent("text_message_content", { message_id, delta: ev.delta });
+          yield* this.open.text(message_id, ev.delta);
           break;
         case "tool-call-start":
-          yield* this.closeText();
+          yield* this.open.textEnd();
           if (!started.has(ev.id)) yield startCall(ev.id, ev.name);
           break;
         case "tool-call-delta": {
@@ -260,14 +249,13 @@ class Execution {
           break;
         }
         case "tool-call": {
-          yield* this.closeText();
+          yield* this.open.textEnd();
           if (!started.has(ev.id)) yield startCall(ev.id, ev.name);
           if (!started.get(ev.id)!.streamed) {
             const delta = JSON.stringify(ev.arguments);
             yield makeEvent("tool_call_args", { tool_call_id: ev.id, delta });
           }
-          this.open.calls.delete(ev.id);
-          yield makeEvent("tool_call_end", { tool_call_id: ev.id });
+          yield this.open.callEnded(ev.id);
           calls.push({ id: ev.id, name: ev.name, arguments: ev.arguments });
           break;
         }
@@ -277,17 +265,16 @@ class Execution {
     }
     // A source that just stops on abort must not pass for a complete answer.
     if (this.signal.aborted) throw new RunCancelled();
-    yield* this.closeText();
+    yield* this.open.textEnd();
     // Calls the stream started but never completed cannot be run; close their events.
-    for (const id of this.open.calls) yield makeEvent("tool_call_end", { tool_call_id: id });
-    this.open.calls.clear();
+    yield* this.open.callsEnd();
 
     const text = this.partial.text;
     this.partial = null;
-    if (text || calls.length > 0) this.persist([assistantMessage(message_id, text, calls)]);
+    if (text || calls.length > 0) this.writes.add([assistantMessage(message_id, text, calls)]);
     // A step without calls is the run's last.
     await this.checkpoint([], calls.length === 0);
-    yield* this.endStep();
+    yield* this.open.stepFinished();
     return { text, calls };
   }
 
@@ -297,13 +284,13 @@ class Execution {
     const pending: PendingToolCall[] = [];
     for (const call of calls) {
       if (this.signal.aborted) throw new RunCancelled();
-      const server = this.prepared.server_tools.get(call.name);
+      const server = this.setup.server_tools.get(call.name);
       const waiting = { tool_call_id: call.id, tool_name: call.name, arguments: call.arguments };
       if (server && !server.requires_approval) {
         yield* this.runServerTool(call, server);
       } else if (server) {
         pending.push({ ...waiting, kind: "approval" });
-      } else if (this.prepared.client_tools.has(call.name)) {
+      } else if (this.setup.client_tools.has(call.name)) {
         pending.push({ ...waiting, kind: "client_tool" });
       } else {
         yield* this.writeResult(call.id, `the tool '${call.name}' is not available`, true);
@@ -311,37 +298,17 @@ class Execution {
     }
     // A step that leaves calls pending is the run's last.
     await this.checkpoint(pending, pending.length > 0);
-    yield* this.endStep();
+    yield* this.open.stepFinished();
     return pending;
   }
 
   /** Calls a server tool, yielding its emits live, then its result and state change. */
   private async *runServerTool(call: ToolCall, tool: Tool): AsyncGenerator<RunEvent> {
-    const { tenant_id, session_id, run_id } = this.input;
-    const outcome = yield* withPushes<RunEvent, ToolOutcome>((push) => {
-      const ctx: ToolCallContext = {
-        tenant_id,
-        session_id,
-        run_id,
-        tool_call_id: call.id,
-        context: this.context === null ? null : structuredClone(this.context),
-        emit: (name, value) => push(makeEvent("custom", { name: String(name), value })),
-        signal: this.signal,
-      };
-      return callTool(tool, call.arguments, ctx, this.log);
-    }, this.signal);
-
-    let { result, is_error } = outcome;
-    let change: StateChange | undefined;
-    if (outcome.state) {
-      try {
-        change = applyStateUpdate(this.context, outcome.state);
-        this.context = change.context;
-        this.dirty = true;
-      } catch (error) {
-        result = `the tool ran but its state update could not be applied: ${errorText(error)}`;
-        is_error = true;
-      }
+    const scope = { ids: this.input, context: this.context, signal: this.signal, log: this.log };
+    const { result, is_error, change } = yield* callServerTool(tool, call, scope);
+    if (change) {
+      this.context = change.context;
+      this.writes.dirty = true;
     }
     yield* this.writeResult(call.id, result, is_error);
     // Made after the result, so their timestamps follow it.
@@ -356,7 +323,7 @@ class Execution {
     wrap = true,
   ): AsyncGenerator<RunEvent> {
     const value = wrap ? toolResultValue(result, isError) : result;
-    const [saved] = this.persist([toolMessage(toolCallId, value)]);
+    const [saved] = this.writes.add([toolMessage(toolCallId, value)]);
     yield this.resultEvent(saved, value, isError);
   }
 
@@ -372,28 +339,8 @@ class Execution {
   /** Ends a failed or cancelled run: keeps what completed and says how it finished. */
   private async salvage(error: unknown): Promise<Finish & { error: RunError | null }> {
     const cancelled = this.signal.aborted || error instanceof RunCancelled;
-    let runError: RunError | null = null;
-    if (cancelled) {
-      // nothing to report: cancellation is the client's own doing
-    } else if (error instanceof ModelError) {
-      runError = {
-        code: error.code,
-        message: error.message,
-        provider: error.provider,
-        model: error.model,
-        attempts: error.attempts,
-      };
-    } else if (error instanceof StoreUnavailable) {
-      // An outage, not a bug: the run cannot save its steps, so it stops where it last saved.
-      this.log.warn("run failed: the store is unavailable", { error: error.message });
-      runError = {
-        code: "store_unavailable",
-        message: "the store could not be reached during the run; its last saved step is kept",
-      };
-    } else {
-      this.log.error("run failed with an internal error", { error: errorDetail(error) });
-      runError = { code: "internal_error", message: "the run failed with an internal error" };
-    }
+    // Nothing to report for a cancellation: it is the client's own doing.
+    const runError = cancelled ? null : runErrorOf(error, this.log);
 
     // An internal error may be the store itself; only model failures and cancellations end with
     // a checkpoint. Messages the failed step completed are kept either way.
@@ -401,16 +348,17 @@ class Execution {
       try {
         const partial = this.partial;
         this.partial = null;
-        if (partial?.text) this.persist([assistantMessage(partial.message_id, partial.text, [])]);
-        if (this.dirty) await this.checkpoint([], true);
+        if (partial?.text) {
+          this.writes.add([assistantMessage(partial.message_id, partial.text, [])]);
+        }
+        if (this.writes.dirty) await this.checkpoint([], true);
       } catch (persistError) {
         this.log.error("could not save the state of a failed run", {
           error: errorDetail(persistError),
         });
       }
-    } else if (this.unsaved.length > 0) {
-      this.last = { ...this.ids(), messages: this.unsaved, checkpoint: null };
-      this.unsaved = [];
+    } else {
+      this.writes.keepUnsavedAsLast();
     }
     return {
       status: cancelled ? "cancelled" : "failed",
@@ -420,102 +368,14 @@ class Execution {
     };
   }
 
-  /** Closes the events a failure left open, innermost first. */
-  private async *closeOpen(): AsyncGenerator<RunEvent> {
-    yield* this.closeText();
-    for (const id of this.open.calls) yield makeEvent("tool_call_end", { tool_call_id: id });
-    this.open.calls.clear();
-    if (this.open.step) yield* this.endStep();
-  }
-
-  private async *closeText(): AsyncGenerator<RunEvent> {
-    if (this.open.text === null) return;
-    const message_id = this.open.text;
-    this.open.text = null;
-    yield makeEvent("text_message_end", { message_id });
-  }
-
   private async *beginStep(step_name: "model" | "tools"): AsyncGenerator<RunEvent> {
     this.step++;
-    this.open.step = { step: this.step, step_name };
-    yield makeEvent("step_started", this.open.step);
+    yield this.open.stepStarted(this.step, step_name);
   }
 
-  private async *endStep(): AsyncGenerator<RunEvent> {
-    const open = this.open.step;
-    this.open.step = null;
-    if (open) yield makeEvent("step_finished", open);
-  }
-
-  private ids(): Pick<StepCommit, "tenant_id" | "session_id" | "run_id"> {
-    const { tenant_id, session_id, run_id } = this.input;
-    return { tenant_id, session_id, run_id };
-  }
-
-  /**
-   * Adds messages (tagged with this run) to the in-memory conversation; they are written with the
-   * step's checkpoint, or by `commit`.
-   */
-  private persist(inputs: MessageInput[]): Message[] {
-    const now = (this.deps.clock ?? systemClock).now();
-    const saved = newMessages(this.input.session_id, inputs, this.input.run_id, now);
-    this.conversation.push(...saved);
-    this.unsaved.push(...saved);
-    this.dirty = true;
-    return saved;
-  }
-
-  /**
-   * Ends a step: its messages and a checkpoint chained to the previous one, which becomes the
-   * run's latest. The run's `last` step is kept for the outcome's transaction (see `run`).
-   */
-  private async checkpoint(pending: PendingToolCall[], last: boolean): Promise<void> {
-    const checkpoint_id = crypto.randomUUID();
-    await this.commit({
-      checkpoint_id,
-      parent_id: this.parent,
-      state: {
-        context: this.context,
-        pending_tool_calls: pending.map((p) => ({ ...p })),
-        step: this.step,
-      },
-    }, last);
-    this.parent = checkpoint_id;
-    this.dirty = false;
-  }
-
-  /** Writes the unsaved messages and `checkpoint` in one transaction (or keeps them as `last`). */
-  private async commit(checkpoint: StepCommit["checkpoint"], last = false): Promise<void> {
-    // A step after the one kept as last (there is none today) must not overtake it.
-    if (this.last) {
-      const earlier = this.last;
-      this.last = null;
-      await this.deps.store.commitStep(earlier);
-    }
-    const step: StepCommit = { ...this.ids(), messages: this.unsaved, checkpoint };
-    this.unsaved = [];
-    if (last) this.last = step;
-    else await this.deps.store.commitStep(step);
-  }
-}
-
-/** Calls a tool; a tool that breaks its never-rejects contract still yields an error outcome. */
-async function callTool(
-  tool: Tool,
-  args: Record<string, unknown>,
-  ctx: ToolCallContext,
-  log: Logger,
-): Promise<ToolOutcome> {
-  try {
-    return await tool.call(args, ctx);
-  } catch (error) {
-    if (ctx.signal.aborted) throw error;
-    log.error("tool broke its contract and threw", {
-      tool: tool.name,
-      tool_call_id: ctx.tool_call_id,
-      error: errorDetail(error),
-    });
-    return { result: `the tool '${tool.name}' failed unexpectedly`, is_error: true };
+  /** Ends a step with a checkpoint of the run's context and step (see `StepWriter`). */
+  private checkpoint(pending: PendingToolCall[], last: boolean): Promise<void> {
+    return this.writes.checkpoint({ context: this.context, step: this.step }, pending, last);
   }
 }
 
@@ -523,23 +383,4 @@ async function callTool(
 function partValue(message: Message): unknown {
   const [first] = message.content;
   return message.content.length === 1 && first.type === "data" ? first.value : messageText(message);
-}
-
-/** An error for a log line: its stack when it has one (the logger scrubs secrets from it). */
-function errorDetail(error: unknown): string {
-  return error instanceof Error ? error.stack ?? String(error) : String(error);
-}
-
-/** How a run ends whose last writes failed (the store, most likely). */
-function internalFailure(): Finish & { error: RunError } {
-  return {
-    status: "failed",
-    interrupt_payload: null,
-    result: null,
-    error: { code: "internal_error", message: "the run failed with an internal error" },
-  };
-}
-
-function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -13,8 +13,8 @@ import type {
   EngineDeps,
   PendingAnswer,
   PendingToolCall,
-  PreparedRun,
   RunIds,
+  RunSetup,
   StartAnswer,
   StartState,
 } from "./types.ts";
@@ -28,7 +28,7 @@ import type {
  */
 export async function loadStart(
   deps: EngineDeps,
-  prepared: PreparedRun,
+  setup: RunSetup,
   input: RunIds & {
     request: {
       session_id?: string | null;
@@ -53,7 +53,7 @@ export async function loadStart(
   }
 
   const pending = waitingToolCalls(checkpoint?.state.pending_tool_calls ?? [], conversation);
-  const answered = answerPending(pending, prepared.resume, request.messages);
+  const answered = answerPending(pending, setup.resume, request.messages);
   const answers = startAnswers(conversation, answered);
   const now = (deps.clock ?? systemClock).now();
 

@@ -1,5 +1,5 @@
 /**
- * Shapes the engine shares with the run service: its dependencies, a prepared run, the state a
+ * Shapes the engine shares with the run service: its dependencies, a run's setup, the state a
  * run starts from, and the payloads of interrupts and resumes.
  */
 import type { Logger } from "../log.ts";
@@ -65,8 +65,11 @@ export interface RunResult {
   context: Record<string, unknown> | null;
 }
 
-/** The outcome of `prepareRun`: everything about a run that needs no I/O, already validated. */
-export interface PreparedRun {
+/**
+ * What a run uses (model, capabilities, tools, system prompt, resume payload, step limit): its
+ * request resolved against the manifest by `prepareRun`, without I/O, already validated.
+ */
+export interface RunSetup {
   /** The model the run uses. */
   model: ResolvedModel;
   /** Active capability names, in order. */

@@ -2,7 +2,7 @@
  * Wrappers that measure the services at their seams (Store, PubSub, tools, model client, engine)
  * so that none of them knows about metrics or tracing: `src/server.ts` wraps what it builds.
  */
-import type { BoundEngine } from "../engine/mod.ts";
+import type { Engine } from "../engine/mod.ts";
 import type { ModelClient, ModelEvent, ModelMetrics, ModelStream } from "../models/mod.ts";
 import type { PubSub } from "../pubsub/mod.ts";
 import type { Store } from "../store/mod.ts";
@@ -202,7 +202,7 @@ function isOutput(event: ModelEvent): boolean {
  * The engine with one `agentd.run` span per run execution (model, tool and store spans of the run
  * are its children); the run's final status becomes an attribute, and `failed` an error status.
  */
-export function traceEngine(engine: BoundEngine, tracer: Tracer): BoundEngine {
+export function traceEngine(engine: Engine, tracer: Tracer): Engine {
   return {
     prepare: (ids, request) => engine.prepare(ids, request),
     execute(plan, ids, signal, options) {

@@ -1,43 +1,38 @@
 /**
- * The run service: starts attached and detached runs, delivers their events (to the attached
- * stream in memory, to re-attach streams through pub/sub), persists their outcome, cancels them
- * across replicas, and keeps no zombie runs (heartbeats, a sweeper, graceful shutdown).
+ * The run service: the lifecycle of runs. It starts attached and detached runs (the engine's
+ * checks, then the run record), drives each through the engine until its outcome is saved,
+ * cancels runs across replicas, opens re-attach streams, answers the add-ons' reads, and shuts
+ * down gracefully. Its parts: delivery.ts (events to clients, history and channels), leases.ts
+ * (heartbeats, cancellations, lost replicas), chains.ts (runs that continue a run), outcome.ts
+ * (a run's end, saved), stream.ts (re-attach streams), reads.ts (read models for add-ons).
  */
-import { clearImmediate, setImmediate } from "node:timers";
 import { type Clock, systemClock } from "../clock.ts";
 import type { Page, Run, RunRequest } from "../api/schemas.ts";
 import type { Config } from "../config/schema.ts";
 import { errors } from "../errors.ts";
 import {
-  encodeEvent,
   type EndNotice,
   makeEvent,
   type RunEvent,
   type RunEventOf,
-  type RunStreamItem,
   type SequencedEvent,
 } from "../api/events.ts";
+import type { Engine, EnginePlan, RunIds } from "../engine/mod.ts";
 import type { Logger } from "../log.ts";
 import type { PubSub } from "../pubsub/mod.ts";
 import {
   type ChainFilter,
   type ChainHead,
   ConversationChanged,
-  type NewRun,
   type PageQuery,
-  type RunOutcome,
-  type StepCommit,
   type Store,
-  StoreUnavailable,
 } from "../store/mod.ts";
-import { AsyncQueue } from "./queue.ts";
-import {
-  type AttachOptions,
-  decodeRunMessage,
-  openRunStream,
-  runChannel,
-  type RunStream,
-} from "./stream.ts";
+import type { ActiveRun } from "./active.ts";
+import { cancelChain, type ChainFollower, followChain, type RunLink } from "./chains.ts";
+import { Delivery } from "./delivery.ts";
+import { Leases } from "./leases.ts";
+import { outcomeOf, saveOutcome } from "./outcome.ts";
+import { type AttachOptions, openRunStream, type RunStream } from "./stream.ts";
 import {
   type ChainState,
   chainState,
@@ -47,64 +42,8 @@ import {
   sessionState,
 } from "./reads.ts";
 
-/** The ids of one run. */
-type RunIds = { tenant_id: string; session_id: string; run_id: string };
-
-/** What the engine must offer the run service. */
-export interface Engine {
-  /**
-   * Validates a run request against the manifest and the session's state before anything is
-   * written: throws ApiError 422 (model, capabilities, tools, resume payload), 404 (checkpoint)
-   * or 409 (a used message id).
-   */
-  prepare(ids: RunIds, request: RunRequest): Promise<PreparedRun>;
-  /**
-   * Executes a prepared run; the last event is always `run_finished`. Just before it, the engine
-   * hands its last step's writes to `options.finish`, for the outcome's transaction.
-   */
-  execute(
-    prepared: PreparedRun,
-    ids: RunIds,
-    signal: AbortSignal,
-    options: { finish: (last: StepCommit | null) => void },
-  ): AsyncGenerator<RunEvent>;
-}
-
-/** The engine's prepared run: what the run record's transaction writes. */
-export interface PreparedRun {
-  parent_checkpoint_id: string | null;
-  /** Written with the run record: the session, a fork's conversation, the input messages. */
-  begin: Pick<NewRun, "create_session" | "expect_clock" | "fork_checkpoint_id" | "messages">;
-}
-
 /** How often a start is planned again when the conversation moved under it. */
 const START_ATTEMPTS = 3;
-
-/** Why the service aborted a run it executes. */
-type AbortReason = "cancelled" | "shutdown";
-
-interface ActiveRun {
-  tenant: string;
-  run_id: string;
-  session_id: string;
-  controller: AbortController;
-  reason?: AbortReason;
-  /** The attached stream's queue, until the run ends or drops a client that reads too slowly. */
-  attached?: AsyncQueue<SequencedEvent | EndNotice>;
-  done: Promise<void>;
-  /** The sequence number of the last event delivered. */
-  seq: number;
-  /** The timestamp of the last event delivered: timestamps never go backwards within a run. */
-  timestamp: number;
-  /** Resolves once the first event is in the run's history (or the run ended before that). */
-  recorded: PromiseWithResolvers<void>;
-  /** The engine's last step, committed with the outcome. */
-  last: StepCommit | null;
-  /** The origin of the chain the run continues, if it continues one. */
-  chain?: string;
-  /** `performance.now()` at start, for the duration in the "run finished" log line. */
-  started: number;
-}
 
 /** A started run: its ids and, for an attached run, its event stream. */
 export interface StartedRun {
@@ -130,29 +69,8 @@ export interface RunServiceOptions {
   clock?: Clock;
 }
 
-export { decodeRunMessage, runChannel };
-export type { AttachOptions, RunStream };
-
-/**
- * The pub/sub channel of the live events of every run continuing the chain of `originRunId` (the
- * origin's own events are on its run channel only), so one subscription follows a chain's turns.
- */
-export function chainChannel(originRunId: string): string {
-  return `chain:${originRunId}`;
-}
-
-/** A run continuing a chain: its origin, and what to keep with the link. */
-export type RunLink = NonNullable<NewRun["link"]>;
-
-/** A subscription to a chain's continuing runs; `close` ends it (and `events`). */
-export interface ChainFollower {
-  /**
-   * Their events from the time of subscribing (each with its sequence number in its own run), then
-   * an `EndNotice` if delivery breaks.
-   */
-  events: AsyncIterable<RunStreamItem>;
-  close(): void;
-}
+// The types of the service's signatures, for its callers.
+export type { AttachOptions, ChainFollower, RunLink, RunStream };
 
 /** Starts, cancels and observes runs; one per process (or per test server). */
 export class RunService {
@@ -161,29 +79,11 @@ export class RunService {
   readonly #pubsub: PubSub;
   readonly #engine: Engine;
   readonly #log: Logger;
-  readonly #replica: Config["manifest"]["runtime"]["replica"];
-  readonly #attachedLimits: Config["manifest"]["runtime"]["attached"];
+  readonly #pollInterval: number;
   readonly #active = new Map<string, ActiveRun>();
-  /**
-   * Events waiting for the end of the event-loop turn, per run (whether the run ended: its
-   * history is sealed after the last append).
-   */
-  readonly #outbox = new Map<
-    string,
-    { active: ActiveRun; entries: { seq: number; message: string }[]; sealed: boolean }
-  >();
-  #flushTimer?: ReturnType<typeof setImmediate>;
-  readonly #clock: Clock;
+  readonly #delivery: Delivery;
+  readonly #leases: Leases;
   #accepting = true;
-  #timers: ReturnType<typeof setInterval>[] = [];
-  #unwatch?: () => Promise<void>;
-  #polling = false;
-  #lastSweep = 0;
-  /**
-   * Since when (clock ms) every store call of the heartbeat and the poll succeeded; undefined
-   * while the store fails. The sweeper waits for a whole lease of it (see `#poll`).
-   */
-  #reachableSince: number | undefined;
   /** Set when shutdown's grace is over: unsaved outcomes are not retried any more. */
   #stopRetrying = false;
 
@@ -193,24 +93,25 @@ export class RunService {
     this.#pubsub = options.pubsub;
     this.#engine = options.engine;
     this.#log = options.log.with({ replica: this.replicaId });
-    this.#replica = options.config.manifest.runtime.replica;
-    this.#attachedLimits = options.config.manifest.runtime.attached;
-    this.#clock = options.clock ?? systemClock;
+    const runtime = options.config.manifest.runtime;
+    this.#pollInterval = runtime.replica.poll_interval;
+    this.#delivery = new Delivery(this.#pubsub, this.#log, runtime.attached);
+    this.#leases = new Leases({
+      store: this.#store,
+      pubsub: this.#pubsub,
+      delivery: this.#delivery,
+      replicaId: this.replicaId,
+      replica: runtime.replica,
+      clock: options.clock ?? systemClock,
+      log: this.#log,
+      running: () => [...this.#active.keys()],
+      abort: (runId) => this.#abortLocal(runId),
+    });
   }
 
   /** Starts the heartbeat, the cancellation watch and the sweeper. */
-  async open(): Promise<void> {
-    this.#unwatch = await this.#store.watchCancellations(
-      (runId) => this.#abortLocal(runId),
-      () => {
-        // Cancellations made while the watch was down were not heard: look once now.
-        this.#log.info("cancellation watch re-established");
-        void this.#poll();
-      },
-    );
-    this.#reachableSince = this.#clock.now();
-    this.#timers.push(setInterval(() => this.#heartbeat(), this.#replica.heartbeat_interval));
-    this.#timers.push(setInterval(() => this.#poll(), this.#replica.poll_interval));
+  open(): Promise<void> {
+    return this.#leases.open();
   }
 
   /** False once shutdown began: no new runs, and `/readyz` answers 503. */
@@ -237,15 +138,13 @@ export class RunService {
     const sessionId = request.session_id ?? crypto.randomUUID();
     const runId = request.run_id ?? crypto.randomUUID();
     const ids = { tenant_id: tenant, session_id: sessionId, run_id: runId };
-    const prepared = await this.#begin(ids, request, link);
+    const plan = await this.#begin(ids, request, link);
     const active: ActiveRun = {
       tenant,
       run_id: runId,
       session_id: sessionId,
       controller: new AbortController(),
-      attached: attached
-        ? new AsyncQueue<SequencedEvent | EndNotice>(this.#attachedLimits.buffer)
-        : undefined,
+      attached: attached ? this.#delivery.attachedQueue() : undefined,
       done: Promise.resolve(),
       last: null,
       started: performance.now(),
@@ -256,7 +155,7 @@ export class RunService {
     };
     this.#active.set(runId, active);
     this.#log.info("run started", { tenant, run_id: runId, session_id: sessionId, attached });
-    const events = this.#engine.execute(prepared, ids, active.controller.signal, {
+    const events = this.#engine.execute(plan, ids, active.controller.signal, {
       finish: (last) => {
         active.last = last;
       },
@@ -271,21 +170,21 @@ export class RunService {
   /**
    * Plans the run and writes its start boundary (session, run, input messages) in one
    * transaction. A conversation that changed between the plan and the write (a message added or
-   * deleted meanwhile) is planned again; after `START_ATTEMPTS` it is 409003.
+   * deleted meanwhile) is planned again; after `START_ATTEMPTS` the session counts as busy.
    */
-  async #begin(ids: RunIds, request: RunRequest, link?: RunLink): Promise<PreparedRun> {
+  async #begin(ids: RunIds, request: RunRequest, link?: RunLink): Promise<EnginePlan> {
     for (let attempt = 1;; attempt++) {
-      const prepared = await this.#engine.prepare(ids, request);
+      const plan = await this.#engine.prepare(ids, request);
       try {
         await this.#store.createRun(ids.tenant_id, {
           run_id: ids.run_id,
           session_id: ids.session_id,
-          parent_checkpoint_id: prepared.parent_checkpoint_id,
+          parent_checkpoint_id: plan.parent_checkpoint_id,
           owner: this.replicaId,
-          ...prepared.begin,
+          ...plan.begin,
           ...(link ? { link } : {}),
         });
-        return prepared;
+        return plan;
       } catch (error) {
         if (!(error instanceof ConversationChanged)) throw error;
         if (attempt >= START_ATTEMPTS) throw errors.sessionBusy(ids.session_id);
@@ -293,7 +192,7 @@ export class RunService {
     }
   }
 
-  /** Cancels a run of the tenant (204 semantics: no change when terminal); 404 when absent. */
+  /** Cancels a run of the tenant (no change when terminal); `run_not_found` when absent. */
   async cancel(tenant: string, runId: string): Promise<void> {
     const run = await this.#store.cancelRun(tenant, runId);
     if (!run) throw errors.runNotFound(runId);
@@ -304,16 +203,12 @@ export class RunService {
 
   /**
    * Opens a stream of a run's events for an observer (see stream.ts): without a cursor the live
-   * events from now on of a running run (404, 409004); with `after`, every retained event after
-   * that sequence number, then the live ones (410001 when they are not retained).
+   * events from now on of a running run; with `after`, every retained event after that sequence
+   * number, then the live ones.
    */
   attach(tenant: string, runId: string, options: AttachOptions = {}): Promise<RunStream> {
     return openRunStream(
-      {
-        store: this.#store,
-        pubsub: this.#pubsub,
-        watchMs: this.#replica.poll_interval * 4,
-      },
+      { store: this.#store, pubsub: this.#pubsub, watchMs: this.#pollInterval * 4 },
       tenant,
       runId,
       options,
@@ -354,62 +249,26 @@ export class RunService {
   }
 
   /**
-   * Ends a chain whose latest run (`latest`, interrupted) waits for input, without going on: a
-   * run continuing the chain from `latest`'s checkpoint is recorded `cancelled` at once, without
-   * executing anything, and announced to the chain's followers. The session is untouched (a
-   * later run closes the waiting calls as unanswered, as after any interrupted run). Fails like
-   * any start when the session is busy.
+   * Ends a chain whose latest run (`latest`, interrupted) waits for input, without going on (see
+   * chains.ts). Fails like any start when the session is busy or the server shuts down.
    */
-  async cancelChain(tenant: string, latest: Run, link: RunLink): Promise<Run> {
-    if (!this.#accepting) throw errors.shuttingDown();
-    const runId = crypto.randomUUID();
-    await this.#store.createRun(tenant, {
-      run_id: runId,
-      session_id: latest.session_id,
-      parent_checkpoint_id: latest.checkpoint_id ?? latest.parent_checkpoint_id,
+  cancelChain(tenant: string, latest: Run, link: RunLink): Promise<Run> {
+    if (!this.#accepting) return Promise.reject(errors.shuttingDown());
+    const deps = {
+      store: this.#store,
+      pubsub: this.#pubsub,
       owner: this.replicaId,
-      link,
-    });
-    const run = await this.#store.finishRun(runId, { status: "cancelled" });
-    this.#log.info("chain cancelled while waiting", {
-      tenant,
-      run_id: runId,
-      session_id: run.session_id,
-      chain: link.origin_run_id,
-    });
-    const event = makeEvent("run_finished", {
-      session_id: run.session_id,
-      run_id: runId,
-      status: run.status,
-      interrupt_payload: null,
-      result: null,
-      error: null,
-    });
-    const item: SequencedEvent = { seq: null, event };
-    await this.#pubsub.publish(chainChannel(link.origin_run_id), JSON.stringify(item));
-    return run;
+      log: this.#log,
+    };
+    return cancelChain(deps, tenant, latest, link);
   }
 
   /**
    * Follows the runs that continue the chain of `originRunId` from now on (subscribe before
    * reading the chain's state, so no continuation slips between the read and the subscription).
    */
-  async followChain(originRunId: string): Promise<ChainFollower> {
-    const sub = await this.#pubsub.subscribe(chainChannel(originRunId));
-    return {
-      events: (async function* () {
-        try {
-          for await (const message of sub) yield* decodeRunMessage(message);
-          const why = await sub.ended;
-          if (why !== "closed") {
-            yield { notice: why === "overflow" ? "subscriber_overflow" : "transport_lost" };
-          }
-        } finally {
-          sub.close();
-        }
-      })(),
-      close: () => sub.close(),
-    };
+  followChain(originRunId: string): Promise<ChainFollower> {
+    return followChain(this.#pubsub, originRunId);
   }
 
   /**
@@ -433,12 +292,11 @@ export class RunService {
       }
       await all();
     }
-    for (const t of this.#timers) clearInterval(t);
-    this.#timers = [];
-    this.#flush();
-    await this.#unwatch?.();
+    this.#delivery.flush();
+    await this.#leases.close();
   }
 
+  /** Delivers the engine's events until `run_finished`, then saves and delivers the outcome. */
   async #drive(active: ActiveRun, events: AsyncGenerator<RunEvent>): Promise<void> {
     let final: RunEventOf<"run_finished"> | undefined;
     try {
@@ -447,7 +305,7 @@ export class RunService {
           final = event;
           break;
         }
-        const full = this.#deliver(active, event);
+        const full = this.#delivery.deliver(active, event);
         if (full) await full;
       }
     } catch (err) {
@@ -457,10 +315,11 @@ export class RunService {
         error: String(err),
       });
     }
-    const outcome = this.#outcome(active, final);
+    const outcome = outcomeOf(active.reason, final);
     let finished: RunEventOf<"run_finished">;
     try {
-      const run = await this.#persistOutcome(active, outcome);
+      const deps = { store: this.#store, log: this.#log, givingUp: () => this.#stopRetrying };
+      const run = await saveOutcome(deps, active, outcome);
       finished = makeEvent("run_finished", {
         session_id: active.session_id,
         run_id: active.run_id,
@@ -484,7 +343,7 @@ export class RunService {
         error: outcome.error ?? null,
       });
     }
-    await this.#deliver(active, finished);
+    await this.#delivery.deliver(active, finished);
     // A run that ends before its first flush still answers its start.
     active.recorded.resolve();
     active.attached?.end();
@@ -501,256 +360,10 @@ export class RunService {
     });
   }
 
-  /**
-   * Commits the last step with the outcome. When the last step cannot be written (the session's
-   * conversation belongs to another run by now, or a constraint refuses it), the run still ends:
-   * `failed`, without that step.
-   */
-  async #finish(active: ActiveRun, outcome: RunOutcome) {
-    const last = active.last;
-    if (!last) return await this.#store.finishRun(active.run_id, outcome);
-    try {
-      const run = await this.#store.finishRun(active.run_id, outcome, last);
-      active.last = null;
-      return run;
-    } catch (err) {
-      // An outage is retried whole, the last step included (`#persistOutcome`).
-      if (err instanceof StoreUnavailable) throw err;
-      active.last = null;
-      this.#log.error("could not save the last step of the run", {
-        tenant: active.tenant,
-        run_id: active.run_id,
-        error: String(err),
-      });
-      return await this.#store.finishRun(active.run_id, {
-        status: "failed",
-        error: { code: "internal_error", message: "the run's last step could not be saved" },
-      });
-    }
-  }
-
-  /**
-   * Saves the outcome, retrying while the store is unavailable: the client's final event is the
-   * saved record, so it waits (the run stays active, heartbeats go on, so no other replica sweeps
-   * it) until the store answers. Only when shutdown's grace is over does it stop retrying.
-   */
-  async #persistOutcome(active: ActiveRun, outcome: RunOutcome): Promise<Run> {
-    for (let attempt = 0;; attempt++) {
-      try {
-        return await this.#finish(active, outcome);
-      } catch (err) {
-        if (!(err instanceof StoreUnavailable) || this.#stopRetrying) throw err;
-        if (attempt === 0) {
-          this.#log.warn("store unavailable: the run's outcome is saved once it answers", {
-            tenant: active.tenant,
-            run_id: active.run_id,
-            error: err.message,
-          });
-        }
-        await new Promise((resolve) => setTimeout(resolve, Math.min(100 * 2 ** attempt, 1000)));
-      }
-    }
-  }
-
-  #outcome(active: ActiveRun, final: RunEventOf<"run_finished"> | undefined): RunOutcome {
-    if (active.reason === "shutdown") {
-      return {
-        status: "interrupted",
-        error: {
-          code: "shutdown",
-          message: "the server shut down before the run finished; its last checkpoint is kept",
-        },
-        interrupt_payload: { reason: "shutdown" },
-      };
-    }
-    if (!final) {
-      return {
-        status: "failed",
-        error: { code: "internal_error", message: "the run ended unexpectedly" },
-      };
-    }
-    if (final.status === "running") {
-      return { status: "failed", error: { code: "internal_error", message: "bad final status" } };
-    }
-    return {
-      status: final.status,
-      result: final.result ?? null,
-      interrupt_payload: final.interrupt_payload,
-      error: final.error ?? null,
-    };
-  }
-
-  /**
-   * Publishes the event and hands it to the attached stream. Returns a promise only when that
-   * stream is full: the run then waits for its client (backpressure), up to `drain_timeout`.
-   */
-  #deliver(active: ActiveRun, event: RunEvent): Promise<void> | undefined {
-    // Numbered here, the one place every event of the run passes; and never earlier in time than
-    // the event before it.
-    if (event.timestamp < active.timestamp) event = { ...event, timestamp: active.timestamp };
-    active.timestamp = event.timestamp;
-    const item: SequencedEvent = { seq: ++active.seq, event };
-    this.#publish(active, item);
-    const queue = active.attached;
-    if (!queue || queue.push(item)) return undefined;
-    return this.#awaitRoom(active, queue, item);
-  }
-
-  /**
-   * Waits for a slow attached client to make room. One that does not within `drain_timeout` is
-   * dropped: its stream ends with the `slow_consumer` notice and the run goes on without it (the
-   * client can re-attach); so a client that stops reading holds at most `buffer` events here.
-   */
-  async #awaitRoom(
-    active: ActiveRun,
-    queue: AsyncQueue<SequencedEvent | EndNotice>,
-    event: SequencedEvent,
-  ): Promise<void> {
-    if (await queue.room(this.#attachedLimits.drain_timeout) && queue.push(event)) return;
-    active.attached = undefined;
-    queue.end({ notice: "slow_consumer" });
-    this.#log.warn("attached client dropped: it read too slowly", {
-      tenant: active.tenant,
-      run_id: active.run_id,
-      buffer: this.#attachedLimits.buffer,
-      drain_timeout_ms: this.#attachedLimits.drain_timeout,
-    });
-  }
-
-  /**
-   * Queues an event for its run's channel. The events one turn of the event loop produces go out
-   * as one message per run (a model that streams a burst of tokens costs one publish, not one per
-   * token), in order, at the next turn; each is kept in the run's history first.
-   */
-  #publish(active: ActiveRun, item: SequencedEvent): void {
-    // The event's JSON is shared with the native stream (`encodeEvent`): encoded once.
-    const message = `{"seq":${item.seq},"event":${encodeEvent(item.event)}}`;
-    const entry = { seq: item.seq!, message };
-    let box = this.#outbox.get(active.run_id);
-    if (box) box.entries.push(entry);
-    else this.#outbox.set(active.run_id, box = { active, entries: [entry], sealed: false });
-    if (item.event.kind === "run_finished") box.sealed = true;
-    // setImmediate, not setTimeout(0): a timer set from a timer callback five deep (a paced model
-    // stream) is clamped to 4 ms, which re-attached clients would see on every token.
-    this.#flushTimer ??= setImmediate(() => this.#flush());
-  }
-
-  /**
-   * Appends what `#publish` queued to each run's history and publishes it on the run's channel
-   * and, for a run continuing a chain, on the chain's (so one subscription follows every later
-   * turn); a run that ended has its history sealed after.
-   */
-  #flush(): void {
-    if (this.#flushTimer !== undefined) clearImmediate(this.#flushTimer);
-    this.#flushTimer = undefined;
-    for (const [runId, { active, entries, sealed }] of this.#outbox) {
-      const message = entries.length === 1
-        ? entries[0].message
-        : `[${entries.map((e) => e.message).join(",")}]`;
-      const failed = (err: unknown) =>
-        this.#log.warn("publish failed", { run_id: runId, error: String(err) });
-      const channel = runChannel(runId);
-      const appended = this.#pubsub.append(channel, entries, message).catch(failed);
-      if (entries[0].seq === 1) void appended.then(() => active.recorded.resolve());
-      if (sealed) void this.#pubsub.seal(channel);
-      if (active.chain) this.#pubsub.publish(chainChannel(active.chain), message).catch(failed);
-    }
-    this.#outbox.clear();
-  }
-
-  /**
-   * Delivers the end of a run whose replica was lost: next in its history when the history is
-   * kept (so resumed streams end with it), else live only, outside the sequence. Returns the
-   * message it published.
-   */
-  async #endLost(runId: string, event: RunEventOf<"run_finished">): Promise<string> {
-    const channel = runChannel(runId);
-    try {
-      const page = await this.#pubsub.history(channel, Number.MAX_SAFE_INTEGER);
-      if (page?.last) {
-        const seq = page.last + 1;
-        const message = JSON.stringify({ seq, event });
-        await this.#pubsub.append(channel, [{ seq, message }], message);
-        await this.#pubsub.seal(channel);
-        return message;
-      }
-    } catch {
-      // The history is unreachable: the live end below is all that can be done.
-    }
-    const message = JSON.stringify({ seq: null, event });
-    await this.#pubsub.publish(channel, message).catch(() => {});
-    return message;
-  }
-
   #abortLocal(runId: string): void {
     const active = this.#active.get(runId);
     if (!active || active.controller.signal.aborted) return;
     active.reason ??= "cancelled";
     active.controller.abort(new Error("cancelled"));
-  }
-
-  async #heartbeat(): Promise<void> {
-    if (this.#active.size === 0) return;
-    try {
-      await this.#store.heartbeat(this.replicaId, [...this.#active.keys()]);
-      this.#reachableSince ??= this.#clock.now();
-    } catch (err) {
-      this.#reachableSince = undefined;
-      this.#log.warn("heartbeat failed", { error: String(err) });
-    }
-  }
-
-  async #poll(): Promise<void> {
-    if (this.#polling) return;
-    this.#polling = true;
-    try {
-      if (this.#active.size > 0) {
-        const statuses = await this.#store.runStatuses([...this.#active.keys()]);
-        for (const [runId, status] of statuses) {
-          if (status !== "running") this.#abortLocal(runId);
-        }
-      }
-      // Cancellations need the fast poll; lost replicas only need noticing well within a lease.
-      const now = this.#clock.now();
-      if (now - this.#lastSweep < this.#replica.lease / 5) return;
-      this.#lastSweep = now;
-      this.#reachableSince ??= now;
-      // After an outage every replica's heartbeats are stale, the live ones too: they get a lease
-      // of a reachable store to heartbeat again before anything is swept.
-      if (now - this.#reachableSince < this.#replica.lease) return;
-      const lost = await this.#store.sweepLostRuns(now, this.#replica.lease);
-      for (const run of lost) {
-        this.#log.warn("run interrupted: its replica was lost", {
-          tenant: run.tenant_id,
-          run_id: run.run_id,
-          session_id: run.session_id,
-          owner: run.owner,
-          status: "interrupted",
-          reason: "replica_lost",
-        });
-        const event = makeEvent("run_finished", {
-          session_id: run.session_id,
-          run_id: run.run_id,
-          status: "interrupted",
-          interrupt_payload: null,
-          result: null,
-          error: {
-            code: "replica_lost",
-            message: `the replica executing this run stopped heartbeating (owner ${run.owner})`,
-          },
-        });
-        const message = await this.#endLost(run.run_id, event);
-        // A run continuing a chain tells the chain's followers too.
-        const chain = await this.#store.runChain(run.tenant_id, run.run_id).catch(() => null);
-        if (chain && chain.origin_run_id !== run.run_id) {
-          await this.#pubsub.publish(chainChannel(chain.origin_run_id), message).catch(() => {});
-        }
-      }
-    } catch (err) {
-      this.#reachableSince = undefined;
-      this.#log.warn("poll failed", { error: String(err) });
-    } finally {
-      this.#polling = false;
-    }
   }
 }

@@ -5,8 +5,8 @@
 import type { Message, RunRequest } from "../../src/api/schemas.ts";
 import { ManifestSchema } from "../../src/config/schema.ts";
 import { createEngine, type EngineDeps } from "../../src/engine/mod.ts";
-import type { RunEvent } from "../../src/api/events.ts";
 import { errors } from "../../src/errors.ts";
+import type { RunEvent } from "../../src/api/events.ts";
 import {
   type ModelClient,
   ModelError,
@@ -256,3 +256,13 @@ export function describe(messages: Pick<Message, "role" | "content" | "tool_call
 }
 
 export { ModelError };
+
+/** The events of `kind` among `events`, typed. */
+export const only = <K extends RunEvent["kind"]>(events: RunEvent[], kind: K) =>
+  events.filter((e): e is Extract<RunEvent, { kind: K }> => e.kind === kind);
+
+/** Two client tools a request can define. */
+export const clientTools = [
+  { name: "get_location", description: "where the user is", parameters: { type: "object" } },
+  { name: "confirm", description: "ask the user", parameters: { type: "object" } },
+];

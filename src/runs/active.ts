@@ -1,0 +1,43 @@
+/**
+ * A run this replica executes, as the run service's parts share it: the lifecycle creates and
+ * ends it, delivery numbers and sends its events, the leases abort it.
+ */
+import type { EndNotice, SequencedEvent } from "../api/events.ts";
+import type { StepCommit } from "../store/mod.ts";
+import type { AsyncQueue } from "./queue.ts";
+
+/** Why the service aborted a run it executes. */
+export type AbortReason = "cancelled" | "shutdown";
+
+/** One run executing on this replica, from its start until its outcome is delivered. */
+export interface ActiveRun {
+  /** The run's tenant. */
+  tenant: string;
+  /** The run. */
+  run_id: string;
+  /** The run's session. */
+  session_id: string;
+  /** Aborts the engine (its model stream and tools) through one signal. */
+  controller: AbortController;
+  /** Why the service aborted it, when it did. */
+  reason?: AbortReason;
+  /** The attached stream's queue, until the run ends or drops a client that reads too slowly. */
+  attached?: AsyncQueue<SequencedEvent | EndNotice>;
+  /** Settles once the run's outcome is saved and delivered. */
+  done: Promise<void>;
+  /** The sequence number of the last event delivered. */
+  seq: number;
+  /** The timestamp of the last event delivered: timestamps never go backwards within a run. */
+  timestamp: number;
+  /**
+   * Resolves once the first event is in the run's history (or the run ended before that): the
+   * start is answered then, so a cursor of 0 never meets an empty past.
+   */
+  recorded: PromiseWithResolvers<void>;
+  /** The engine's last step, committed with the outcome. */
+  last: StepCommit | null;
+  /** The origin of the chain the run continues, if it continues one. */
+  chain?: string;
+  /** `performance.now()` at start, for the duration in the "run finished" log line. */
+  started: number;
+}
