@@ -16,7 +16,12 @@ import { createPubSub } from "./pubsub/mod.ts";
 import type { PubSub } from "./pubsub/mod.ts";
 import { RunService } from "./runs/service.ts";
 import { createEngine } from "./engine/mod.ts";
-import { createModelClient, credentialEnvNames, resolveModel } from "./models/mod.ts";
+import {
+  createModelClient,
+  credentialEnvNames,
+  ModelConfigError,
+  resolveModel,
+} from "./models/mod.ts";
 import {
   buildTools,
   closeTools,
@@ -27,7 +32,6 @@ import {
 } from "./tools/mod.ts";
 import { type McpServers, McpStartupError, startMcpServers } from "./tools/mcp/mod.ts";
 import type { Tool } from "./tools/mod.ts";
-import { ApiError } from "./errors.ts";
 import type { Clock } from "./clock.ts";
 import {
   type AgentdMetrics,
@@ -100,11 +104,10 @@ export async function checkRuntime(
   try {
     resolveModel(config.manifest.agent.model, null, env);
   } catch (err) {
-    if (!(err instanceof ApiError)) throw err;
-    for (const field of err.fields ?? []) {
+    if (!(err instanceof ModelConfigError)) throw err;
+    for (const field of err.fields) {
       problems.push(`${field.field}: ${field.errors.map((e) => e.message ?? e.code).join("; ")}`);
     }
-    if (!err.fields) problems.push(err.message);
   }
   return problems;
 }

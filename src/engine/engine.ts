@@ -30,11 +30,11 @@ export interface EnginePlan {
   begin: RunBegin;
 }
 
-/** The engine bound to its dependencies: what the run service runs runs with. */
+/** The engine bound to its dependencies, as the run service uses it. */
 export interface Engine {
   /**
-   * `prepareRun` then `loadStart`: throws ApiError 422 (model, capabilities, client tools,
-   * resume payload), 404 (checkpoint) or 409 (a used message id) and writes nothing.
+   * `prepareRun` then `loadStart`: throws a `ModelConfigError` (the model) or an `EngineError`
+   * (capabilities, client tools, resume payload, checkpoint, a used message id) and writes nothing.
    */
   prepare(ids: RunIds, request: RunRequest): Promise<EnginePlan>;
   /**

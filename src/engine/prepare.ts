@@ -1,11 +1,12 @@
 /**
  * Run preparation: everything about a run that can be checked without I/O (model, capabilities,
- * tools, system prompt, the shape of `resume_payload`), so a bad request is a 422 before the run
- * record exists.
+ * tools, system prompt, the shape of `resume_payload`), so a bad request is refused before the
+ * run record exists.
  */
 import type { CapabilityOverride, ContextVar, RunRequest, ToolDefinition } from "../api/schemas.ts";
 import type { Manifest } from "../config/schema.ts";
-import { errors, type FieldError } from "../errors.ts";
+import type { FieldError } from "../errors.ts";
+import { engineErrors } from "./errors.ts";
 import { requestConflicts } from "./conflicts.ts";
 import type { ModelTool } from "../models/mod.ts";
 import type { Tool } from "../tools/mod.ts";
@@ -14,9 +15,10 @@ import { fieldErrors, parseInput } from "../api/validation.ts";
 import type { EngineDeps, RunSetup } from "./types.ts";
 
 /**
- * Validates a run request against the agent and resolves what the run will use. Throws an
- * `ApiError` 422 (unknown model or provider, unknown capability, client tool name clash,
- * malformed `resume_payload`, conflicts inside the request such as two messages with one id).
+ * Validates a run request against the agent and resolves what the run will use. Throws a
+ * `ModelConfigError` (unknown model or provider) or an `EngineError` `invalid_request` (unknown
+ * capability, client tool name clash, malformed `resume_payload`, conflicts inside the request
+ * such as two messages with one id).
  */
 export function prepareRun(deps: EngineDeps, request: RunRequest): RunSetup {
   const manifest = deps.config.manifest;
@@ -28,7 +30,7 @@ export function prepareRun(deps: EngineDeps, request: RunRequest): RunSetup {
   const server_tools = serverTools(manifest, capabilities, tools);
   const client_tools = clientTools(request.tools ?? [], tools, manifest, fields);
   const resume = parseResume(request.resume_payload, fields);
-  if (fields.length > 0) throw errors.validation(fields);
+  if (fields.length > 0) throw engineErrors.invalidRequest(fields);
 
   const model_tools: ModelTool[] = [
     ...[...server_tools.values()].map((t) => ({

@@ -44,7 +44,7 @@ export async function* runAgent(
   options: RunOptions = {},
 ): AsyncGenerator<RunEvent> {
   // Normally loaded by the run service before it creates the run; loading here still throws its
-  // 404/422 before the first event.
+  // refusals (`EngineError`) before the first event.
   const start = input.start ?? await loadStart(deps, setup, input);
   yield* new Execution(deps, setup, input, start, signal, options).run();
 }

@@ -1,11 +1,12 @@
 /**
  * The state a run starts from: the fork checkpoint or the session's latest one, the conversation,
  * and the answers to the tool calls that checkpoint left pending. Loaded before the run record
- * exists, so an unknown checkpoint (404) or an incomplete resume (422) never creates a run.
+ * exists, so an unknown checkpoint or an incomplete resume never creates a run.
  */
 import type { Message, MessageInput } from "../api/schemas.ts";
 import { systemClock } from "../clock.ts";
-import { errors, type FieldError } from "../errors.ts";
+import type { FieldError } from "../errors.ts";
+import { engineErrors } from "./errors.ts";
 import { newMessages } from "../store/mod.ts";
 import { unansweredToolCalls } from "./conversation.ts";
 import type { ResumePayload } from "../api/schemas.ts";
@@ -21,10 +22,11 @@ import type {
 
 /**
  * Loads and validates the start state of a run with one store read (`readStart`: one checkpoint
- * and one conversation, however long the session; none for a new session). Throws `errors.checkpointNotFound` (404) for
- * an unknown `checkpoint_id`, `errors.messageExists` (409) for an input `message_id` the
- * conversation already has, and an `ApiError` 422 on `resume_payload` (`nothing_to_resume`,
- * `missing_tool_result`, `unknown_tool_call`, `duplicate_answer`). Reads only; writes nothing.
+ * and one conversation, however long the session; none for a new session). Throws an
+ * `EngineError`: `checkpoint_not_found` for an unknown `checkpoint_id`, `message_exists` for an
+ * input `message_id` the conversation already has, and `invalid_request` on `resume_payload`
+ * (`nothing_to_resume`, `missing_tool_result`, `unknown_tool_call`, `duplicate_answer`). Reads
+ * only; writes nothing.
  */
 export async function loadStart(
   deps: EngineDeps,
@@ -44,12 +46,12 @@ export async function loadStart(
     ? await deps.store.readStart(tenant_id, session_id, forkId)
     : { clock: null, checkpoint: null, messages: [] };
   const checkpoint = read.checkpoint;
-  if (forkId && !checkpoint) throw errors.checkpointNotFound(forkId);
+  if (forkId && !checkpoint) throw engineErrors.checkpointNotFound(forkId);
   const conversation = read.messages;
   // A reused message id would only fail inside the run; say so before the run exists.
   const taken = new Set(conversation.map((m) => m.message_id));
   for (const m of request.messages) {
-    if (m.message_id && taken.has(m.message_id)) throw errors.messageExists(m.message_id);
+    if (m.message_id && taken.has(m.message_id)) throw engineErrors.messageExists(m.message_id);
   }
 
   const pending = waitingToolCalls(checkpoint?.state.pending_tool_calls ?? [], conversation);
@@ -98,7 +100,7 @@ export function answerPending(
 ): { call: PendingToolCall; answer: PendingAnswer }[] {
   if (pending.length === 0) {
     if (resume) {
-      throw errors.validation([{
+      throw engineErrors.invalidRequest([{
         field: "resume_payload",
         errors: [{
           code: "nothing_to_resume",
@@ -167,7 +169,7 @@ export function answerPending(
       });
     }
   }
-  if (fields.length > 0) throw errors.validation(fields);
+  if (fields.length > 0) throw engineErrors.invalidRequest(fields);
   return pending.map((call) => ({
     call,
     answer: answers.get(call.tool_call_id) ?? { kind: "unanswered" },

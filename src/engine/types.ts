@@ -29,7 +29,7 @@ export interface EngineDeps {
   tools: Map<string, Tool>;
   /** The MCP servers' tools as they are now (their lists change), by the name the model sees. */
   mcpTools?: () => Map<string, Tool>;
-  /** Resolves the run's model (`resolveModel(manifest, run, env)`); throws a 422 ApiError. */
+  /** Resolves the run's model (`resolveModel(manifest, run, env)`); throws a `ModelConfigError`. */
   resolveModel: (m: ModelConfig | null | undefined) => ResolvedModel;
   /** Where the engine reports what it cannot tell the client (internal errors, broken tools). */
   log: Logger;

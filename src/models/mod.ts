@@ -9,6 +9,7 @@ export { resolveModel } from "./resolve.ts";
 export { credentialEnvNames, knownProviders } from "./registry.ts";
 export { DEFAULT_RETRY } from "./retry.ts";
 export { ModelError } from "./types.ts";
+export { ModelConfigError, type ModelConfigErrorKind } from "./errors.ts";
 export type {
   ModelAttemptInfo,
   ModelClient,

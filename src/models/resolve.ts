@@ -5,7 +5,7 @@
  */
 import type { ModelConfig } from "../api/schemas.ts";
 import type { InferenceParams, ModelBlock } from "../config/schema/agent.ts";
-import { errors } from "../errors.ts";
+import { ModelConfigError } from "./errors.ts";
 import { knownProviders, providerEntry } from "./registry.ts";
 import type { ProviderEntry } from "./registry.ts";
 import { DEFAULT_RETRY } from "./retry.ts";
@@ -21,19 +21,14 @@ function compact(params: InferenceParams | null | undefined): InferenceParams {
   return out as InferenceParams;
 }
 
-/** A 422 for one field of the run request (or of the manifest). */
-function invalid(field: string, code: string, message: string, params?: Record<string, unknown>) {
-  return errors.validation([{ field, errors: [{ code, message, ...(params ? { params } : {}) }] }]);
-}
-
-/** The registry entry of a name, or a 422 naming the field it came from. */
+/** The registry entry of a name; an unknown one is refused naming the field it came from. */
 function entryOf(name: string, field: string): ProviderEntry {
   const entry = providerEntry(name);
   if (!entry) {
     const known = knownProviders();
-    throw invalid(
-      field,
+    throw new ModelConfigError(
       "unknown_provider",
+      field,
       `unknown provider '${name}'; known providers: ${known.join(", ")}`,
       { known },
     );
@@ -42,9 +37,9 @@ function entryOf(name: string, field: string): ProviderEntry {
 }
 
 /**
- * Resolves the model a run uses. Throws a 422 `ApiError` for an override naming an unknown
- * provider (`model.override.provider`, code `unknown_provider`) or a model the manifest does not
- * allow (`model.override.model`, code `unknown_model`). Missing credentials are not an error here:
+ * Resolves the model a run uses. Throws a `ModelConfigError` for an override naming an unknown
+ * provider (`model.override.provider`, kind `unknown_provider`) or a model the manifest does not
+ * allow (`model.override.model`, kind `unknown_model`). Missing credentials are not an error here:
  * the provider answers 401 at run time.
  */
 export function resolveModel(
@@ -67,22 +62,27 @@ export function resolveModel(
   const model = override?.model ?? (sameProvider ? manifestModel.model : undefined) ??
     entry.defaultModel;
   if (model === undefined) {
-    throw invalid(
+    throw new ModelConfigError(
+      "model_required",
       modelField,
-      "required",
       `provider '${entry.name}' has no default model; name one`,
     );
   }
   if (entry.name === "echo" && model !== ECHO_MODEL) {
-    throw invalid(modelField, "unknown_model", `the echo provider only has the model 'echo'`, {
-      known: [ECHO_MODEL],
-    });
+    throw new ModelConfigError(
+      "unknown_model",
+      modelField,
+      `the echo provider only has the model 'echo'`,
+      {
+        known: [ECHO_MODEL],
+      },
+    );
   }
   const allowed = manifestModel.models;
   if (allowed && (override?.model || override?.provider) && !allowed.includes(model)) {
-    throw invalid(
-      "model.override.model",
+    throw new ModelConfigError(
       "unknown_model",
+      "model.override.model",
       `model '${model}' is not one of the models this agent allows: ${allowed.join(", ")}`,
       { known: allowed },
     );

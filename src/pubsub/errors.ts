@@ -1,8 +1,9 @@
 /**
  * What a transport reports through `onError` instead of throwing: the run that publishes must not
  * fail because nobody can currently listen, so such failures are counted and logged, not raised.
+ * What it does throw — a reader that cannot subscribe or read a history now — is
+ * `PubSubUnavailable`.
  */
-import { type ApiError, errors } from "../errors.ts";
 
 /** Kinds of absorbed failure: a message not delivered, a connection lost, a cleanup that failed. */
 export type PubSubErrorCode = "publish_dropped" | "transport_lost" | "cleanup_failed";
@@ -28,13 +29,25 @@ export class PubSubError extends Error {
 }
 
 /**
- * The error `subscribe()` throws when the transport cannot subscribe now: a 503 the HTTP layer
- * returns as is, so a reattaching client learns to retry later rather than seeing a 500.
+ * The transport cannot subscribe or read a history now (Redis down, Upstash unreachable): nobody's
+ * mistake, and worth retrying. The HTTP edge answers it 503 (503001), so a re-attaching client
+ * learns to retry later rather than seeing a 500.
  */
-export function transportUnavailable(what: string, cause: unknown): ApiError {
-  const err = errors.unavailable(what);
-  err.cause = cause;
-  return err;
+export class PubSubUnavailable extends Error {
+  /** What is unavailable, for the message ("the event history (Redis)"). */
+  readonly what: string;
+
+  /** `what` is unavailable; `cause` is the transport's failure. */
+  constructor(what: string, cause: unknown) {
+    super(`${what} is unavailable`, { cause });
+    this.name = "PubSubUnavailable";
+    this.what = what;
+  }
+}
+
+/** The error `subscribe()` and `history()` throw when the transport cannot answer now. */
+export function transportUnavailable(what: string, cause: unknown): PubSubUnavailable {
+  return new PubSubUnavailable(what, cause);
 }
 
 /** `redis://user:secret@host` → `redis://user:***@host`, for messages that may be logged. */

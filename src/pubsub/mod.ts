@@ -14,7 +14,7 @@ import { HISTORY_DEFAULTS } from "./history.ts";
 
 export type { HistoryPage, PubSub, Retained, Subscription, SubscriptionEnd } from "./types.ts";
 export { HISTORY_DEFAULTS, type HistorySettings } from "./history.ts";
-export { PubSubError, type PubSubErrorCode } from "./errors.ts";
+export { PubSubError, type PubSubErrorCode, PubSubUnavailable } from "./errors.ts";
 
 /**
  * The `runtime.pubsub` block: kind, per-subscriber capacity, URL, token, channel prefix, and the

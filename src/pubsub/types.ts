@@ -43,8 +43,8 @@ export interface PubSub {
   seal(channel: string): Promise<void>;
   /**
    * The channel's history after sequence number `after`, or null when none is kept for it here
-   * (retention off, expired, never written through this transport). Throws a 503 ApiError when
-   * the transport is unavailable.
+   * (retention off, expired, never written through this transport). Throws
+   * `PubSubUnavailable` when the transport is unavailable.
    */
   history(channel: string, after: number): Promise<HistoryPage | null>;
   /** Subscribes; resolves once the subscription is active (messages after it are delivered). */

@@ -9,7 +9,6 @@
 import { type Clock, systemClock } from "../clock.ts";
 import type { Page, Run, RunRequest } from "../api/schemas.ts";
 import type { Config } from "../config/schema.ts";
-import { errors } from "../errors.ts";
 import {
   type EndNotice,
   makeEvent,
@@ -30,6 +29,7 @@ import {
 import type { ActiveRun } from "./active.ts";
 import { cancelChain, type ChainFollower, followChain, type RunLink } from "./chains.ts";
 import { Delivery } from "./delivery.ts";
+import { runServiceErrors } from "./errors.ts";
 import { Leases } from "./leases.ts";
 import { outcomeOf, saveOutcome } from "./outcome.ts";
 import { type AttachOptions, openRunStream, type RunStream } from "./stream.ts";
@@ -134,7 +134,7 @@ export class RunService {
     attached: boolean,
     link?: RunLink,
   ): Promise<StartedRun> {
-    if (!this.#accepting) throw errors.shuttingDown();
+    if (!this.#accepting) throw runServiceErrors.shuttingDown();
     const sessionId = request.session_id ?? crypto.randomUUID();
     const runId = request.run_id ?? crypto.randomUUID();
     const ids = { tenant_id: tenant, session_id: sessionId, run_id: runId };
@@ -187,7 +187,7 @@ export class RunService {
         return plan;
       } catch (error) {
         if (!(error instanceof ConversationChanged)) throw error;
-        if (attempt >= START_ATTEMPTS) throw errors.sessionBusy(ids.session_id);
+        if (attempt >= START_ATTEMPTS) throw runServiceErrors.sessionBusy(ids.session_id);
       }
     }
   }
@@ -195,7 +195,7 @@ export class RunService {
   /** Cancels a run of the tenant (no change when terminal); `run_not_found` when absent. */
   async cancel(tenant: string, runId: string): Promise<void> {
     const run = await this.#store.cancelRun(tenant, runId);
-    if (!run) throw errors.runNotFound(runId);
+    if (!run) throw runServiceErrors.runNotFound(runId);
     // `status` is the run's status after the call: `cancelled`, or the terminal one it had.
     this.#log.info("run cancel requested", { tenant, run_id: runId, status: run.status });
     this.#abortLocal(runId);
@@ -253,7 +253,7 @@ export class RunService {
    * chains.ts). Fails like any start when the session is busy or the server shuts down.
    */
   cancelChain(tenant: string, latest: Run, link: RunLink): Promise<Run> {
-    if (!this.#accepting) return Promise.reject(errors.shuttingDown());
+    if (!this.#accepting) return Promise.reject(runServiceErrors.shuttingDown());
     const deps = {
       store: this.#store,
       pubsub: this.#pubsub,

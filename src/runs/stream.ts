@@ -12,10 +12,10 @@
  * another process), it ends with the retained rest of the run or the end read from the store.
  */
 import type { Run } from "../api/schemas.ts";
-import { errors } from "../errors.ts";
 import { makeEvent, type RunStreamItem, type SequencedEvent } from "../api/events.ts";
 import type { HistoryPage, PubSub, Subscription } from "../pubsub/mod.ts";
 import type { Store } from "../store/mod.ts";
+import { runServiceErrors } from "./errors.ts";
 
 /**
  * The pub/sub channel (and history) of a run's events. A message on it is one event with its
@@ -50,7 +50,8 @@ export interface AttachOptions {
   /**
    * With `after`: start at the run's first event instead, so an encoder that keeps state (the
    * AG-UI and A2A ones) can rebuild it; the items up to `after` are what the client already has.
-   * A history trimmed at the front (a run longer than `retention_max_events`) is then a 410001.
+   * A history trimmed at the front (a run longer than `retention_max_events`) is then
+   * `events_gone`.
    */
   prefix?: boolean;
 }
@@ -64,8 +65,9 @@ export interface RunStream extends AsyncIterable<RunStreamItem> {
 }
 
 /**
- * Opens a re-attach stream of a run of the tenant: 404 when absent. Without a cursor the run must
- * be running (409004, the spec); with one, the history must reach back to it (410001 otherwise).
+ * Opens a re-attach stream of a run of the tenant (`run_not_found` when absent). Without a cursor
+ * the run must be running (`run_not_running`, the spec); with one, the history must reach back to
+ * it (`events_gone` otherwise).
  */
 export async function openRunStream(
   deps: StreamDeps,
@@ -74,7 +76,7 @@ export async function openRunStream(
   options: AttachOptions = {},
 ): Promise<RunStream> {
   const before = await deps.store.getRun(tenant, runId);
-  if (!before) throw errors.runNotFound(runId);
+  if (!before) throw runServiceErrors.runNotFound(runId);
   const { after } = options;
   if (after === undefined) return await liveStream(deps, tenant, before);
   const channel = runChannel(runId);
@@ -112,11 +114,13 @@ export async function openRunStream(
   }
 }
 
-/** The spec's re-attach: live events from now on, of a running run (409004 otherwise). */
+/** The spec's re-attach: live events from now on, of a running run (`run_not_running` else). */
 async function liveStream(deps: StreamDeps, tenant: string, before: Run): Promise<RunStream> {
-  if (before.status !== "running") throw errors.runNotRunning(before.run_id, before.status);
+  if (before.status !== "running") {
+    throw runServiceErrors.runNotRunning(before.run_id, before.status);
+  }
   const sub = await deps.pubsub.subscribe(runChannel(before.run_id));
-  // Read again once subscribed: a run that finished meanwhile is a 409, never a stream that
+  // Read again once subscribed: a run that finished meanwhile is refused, never a stream that
   // waits for an end that was already published.
   const now = await deps.store.getRun(tenant, before.run_id).catch((err) => {
     sub.close();
@@ -124,7 +128,7 @@ async function liveStream(deps: StreamDeps, tenant: string, before: Run): Promis
   });
   if (!now || now.status !== "running") {
     sub.close();
-    throw errors.runNotRunning(before.run_id, now?.status ?? "gone");
+    throw runServiceErrors.runNotRunning(before.run_id, now?.status ?? "gone");
   }
   const ctx = { deps, tenant, run: now };
   return {
@@ -142,7 +146,7 @@ async function liveStream(deps: StreamDeps, tenant: string, before: Run): Promis
 
 /**
  * The retained events after the cursor (or from the oldest, for a prefix), checked: a history
- * that is missing here, or no longer reaches back to the cursor, or has a hole, is a 410001.
+ * that is missing here, or no longer reaches back to the cursor, or has a hole, is `events_gone`.
  */
 function checkedEntries(
   runId: string,
@@ -151,7 +155,7 @@ function checkedEntries(
   running: boolean,
 ): SequencedEvent[] {
   if (!page) {
-    throw errors.eventsGone(
+    throw runServiceErrors.eventsGone(
       runId,
       running
         ? "this replica keeps no history of the run: its pub/sub is in-process memory, or " +
@@ -160,12 +164,12 @@ function checkedEntries(
     );
   }
   if (page.first !== null && page.first > after + 1) {
-    throw errors.eventsGone(runId, `the oldest event kept is number ${page.first}`);
+    throw runServiceErrors.eventsGone(runId, `the oldest event kept is number ${page.first}`);
   }
   const entries = page.entries.flatMap((e) => decodeRunMessage(e.message));
   for (let i = 1; i < entries.length; i++) {
     if (entries[i].seq !== entries[i - 1].seq! + 1) {
-      throw errors.eventsGone(runId, `event ${entries[i - 1].seq! + 1} is missing`);
+      throw runServiceErrors.eventsGone(runId, `event ${entries[i - 1].seq! + 1} is missing`);
     }
   }
   return entries;

@@ -5,7 +5,7 @@
 import type { Message, RunRequest } from "../../src/api/schemas.ts";
 import { ManifestSchema } from "../../src/config/schema.ts";
 import { createEngine, type EngineDeps } from "../../src/engine/mod.ts";
-import { errors } from "../../src/errors.ts";
+import { ModelConfigError } from "../../src/models/mod.ts";
 import type { RunEvent } from "../../src/api/events.ts";
 import {
   type ModelClient,
@@ -162,10 +162,7 @@ export class Harness {
       resolveModel: (m) => {
         const name = m?.override?.model ?? "fake-1";
         if (name === "unknown") {
-          throw errors.validation([{
-            field: "model.override.model",
-            errors: [{ code: "unknown" }],
-          }]);
+          throw new ModelConfigError("unknown_model", "model.override.model", "no such model");
         }
         return {
           provider: "fake",

@@ -4,6 +4,7 @@
  * answers do not fit, or closes them as unanswered when it does not resume.
  */
 import assert from "node:assert/strict";
+import { EngineError } from "../../src/engine/mod.ts";
 import { assertError } from "../_kit/mod.ts";
 import { call, clientTools, describe, FakeTool, Harness, only, say, user } from "./fakes.ts";
 
@@ -147,6 +148,7 @@ Deno.test("resume validation: 422 before the run exists", async () => {
   const nothing = await assertError(
     () => h.run({ session_id: "s1", resume_payload: { tool_results: [] } }),
     422000,
+    { thrown: EngineError },
   );
   assert.deepEqual(nothing.fields?.map((f) => [f.field, f.errors[0].code]), [
     ["resume_payload", "nothing_to_resume"],

@@ -5,6 +5,8 @@
  */
 import assert from "node:assert/strict";
 import { prepareRun } from "../../src/engine/prepare.ts";
+import { EngineError } from "../../src/engine/mod.ts";
+import { ModelConfigError } from "../../src/models/mod.ts";
 import { assertError } from "../_kit/mod.ts";
 import { addTool, FakeTool, Harness, user } from "./fakes.ts";
 
@@ -55,6 +57,7 @@ Deno.test("capabilities: inherit, extend, replace, unknown names and the tool se
         capability_override: { strategy: "extend", capabilities: ["web", "nope"] },
       }),
     422000,
+    { thrown: EngineError },
   );
   assert.equal(unknown.fields?.[0].field, "capability_override.capabilities.1");
   assert.equal(unknown.fields?.[0].errors[0].code, "unknown_capability");
@@ -71,10 +74,11 @@ Deno.test("capabilities: inherit, extend, replace, unknown names and the tool se
   assert.deepEqual(clash.fields?.map((f) => [f.field, f.errors[0].code]), [
     ["tools.1.name", "tool_name_conflict"],
   ]);
-  // The model seam's 422 passes through.
+  // The model seam's refusal passes through.
   await assertError(
     () => prepareRun(h.deps, { ...base, model: { override: { model: "unknown" } } }),
     422000,
+    { thrown: ModelConfigError },
   );
 
   // Without any capability in the manifest every tool is available.

@@ -5,6 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { answerPending } from "../../src/engine/start.ts";
+import { EngineError } from "../../src/engine/mod.ts";
 import { assertError } from "../_kit/mod.ts";
 import { describe, Harness, say, user } from "./fakes.ts";
 
@@ -43,8 +44,11 @@ Deno.test("a fork from an earlier checkpoint continues that branch; the old one 
     () =>
       h.run({ session_id: "s1", messages: [{ ...user("again"), message_id: first.message_id }] }),
     409005,
+    { thrown: EngineError },
   );
-  await assertError(() => h.run({ session_id: "s1", checkpoint_id: "nope" }), 404004);
+  await assertError(() => h.run({ session_id: "s1", checkpoint_id: "nope" }), 404004, {
+    thrown: EngineError,
+  });
 });
 
 Deno.test("messages added or deleted between runs are what the next run sees", async () => {

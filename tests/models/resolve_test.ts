@@ -4,7 +4,12 @@
 import assert from "node:assert/strict";
 import { ModelBlockSchema } from "../../src/config/schema/agent.ts";
 import type { ModelBlock } from "../../src/config/schema/agent.ts";
-import { DEFAULT_RETRY, knownProviders, resolveModel } from "../../src/models/mod.ts";
+import {
+  DEFAULT_RETRY,
+  knownProviders,
+  ModelConfigError,
+  resolveModel,
+} from "../../src/models/mod.ts";
 import { assertError } from "../_kit/mod.ts";
 
 const manifest: ModelBlock = ModelBlockSchema.parse({
@@ -17,9 +22,12 @@ const manifest: ModelBlock = ModelBlockSchema.parse({
   retry: { max_attempts: 5, initial_backoff: 100, max_backoff: 1000 },
 });
 
-/** Asserts a 422 with exactly one field error, of `code`, and returns that rule. */
+/**
+ * Asserts a `ModelConfigError` the API answers as a 422 with exactly one field error, of `code`,
+ * and returns that rule.
+ */
 async function assert422(fn: () => unknown, field: string, code: string) {
-  const body = await assertError(fn, 422000, { field, rule: code });
+  const body = await assertError(fn, 422000, { field, rule: code, thrown: ModelConfigError });
   assert.equal(body.fields?.length, 1);
   const [rule] = body.fields![0].errors;
   assert.equal(rule.code, code);

@@ -1,10 +1,15 @@
 /**
  * Errors at the HTTP edge: every error a route lets escape becomes the spec's error body here. An
- * `ApiError` answers as itself, a store's domain error as the code docs/errors.md gives its kind,
- * and anything else is a bug: logged with the request id and answered 500000.
+ * `ApiError` answers as itself; the domain layers' errors — the store's, the engine's, the model
+ * resolution's, the run service's, an unavailable pub/sub — answer as the code docs/errors.md
+ * gives their kind; anything else is a bug: logged with the request id and answered 500000.
  */
 import { HTTPException } from "hono/http-exception";
 import { ApiError, errors } from "../../errors.ts";
+import { EngineError, type EngineErrorKind } from "../../engine/mod.ts";
+import { ModelConfigError } from "../../models/mod.ts";
+import { PubSubUnavailable } from "../../pubsub/mod.ts";
+import { RunServiceError, type RunServiceErrorKind } from "../../runs/errors.ts";
 import { StoreError, type StoreErrorKind, StoreUnavailable } from "../../store/mod.ts";
 import type { Ctx } from "./env.ts";
 
@@ -23,14 +28,32 @@ const STORE_ERRORS: Record<StoreErrorKind, (id: string) => ApiError> = {
     }]),
 };
 
+const ENGINE_ERRORS: Record<EngineErrorKind, (err: EngineError) => ApiError> = {
+  invalid_request: (err) => errors.validation(err.fields),
+  checkpoint_not_found: (err) => errors.checkpointNotFound(err.id),
+  message_exists: (err) => errors.messageExists(err.id),
+};
+
+const RUN_SERVICE_ERRORS: Record<RunServiceErrorKind, (err: RunServiceError) => ApiError> = {
+  shutting_down: () => errors.shuttingDown(),
+  session_busy: (err) => errors.sessionBusy(err.id),
+  run_not_found: (err) => errors.runNotFound(err.id),
+  run_not_running: (err) => errors.runNotRunning(err.id, err.detail),
+  events_gone: (err) => errors.eventsGone(err.id, err.detail),
+};
+
 /**
  * The `ApiError` a thrown error answers as, or undefined when it is no client's doing: a store
- * that cannot be reached is 503001 (the app adds `Retry-After`), never a 500.
+ * or a pub/sub that cannot be reached is 503001 (the app adds `Retry-After`), never a 500.
  */
 export function apiErrorOf(err: unknown): ApiError | undefined {
   if (err instanceof ApiError) return err;
   if (err instanceof StoreError) return STORE_ERRORS[err.kind](err.id);
+  if (err instanceof EngineError) return ENGINE_ERRORS[err.kind](err);
+  if (err instanceof ModelConfigError) return errors.validation(err.fields);
+  if (err instanceof RunServiceError) return RUN_SERVICE_ERRORS[err.kind](err);
   if (err instanceof StoreUnavailable) return errors.unavailable("the store");
+  if (err instanceof PubSubUnavailable) return errors.unavailable(err.what);
   return undefined;
 }
 

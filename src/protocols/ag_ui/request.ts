@@ -6,8 +6,8 @@
  * docs/ag-ui.md for the mapping in prose.
  */
 import type { MessageInput, Part, RunRequest, ToolCall } from "../../api/schemas.ts";
-import { ApiError, errors, type FieldError } from "../../errors.ts";
-import { fieldErrors, parseInput } from "../../http/kit/mod.ts";
+import { errors, type FieldError } from "../../errors.ts";
+import { apiErrorOf, fieldErrors, parseInput } from "../../http/kit/mod.ts";
 import { type AgUiInputMessage, type AgUiRunInput, fieldError } from "./input.ts";
 import type { OpenInterrupt } from "./interrupts.ts";
 import { type MappedResume, mapResume } from "./resume_payload.ts";
@@ -236,10 +236,11 @@ function renameField(
 }
 
 /**
- * Re-labels a native validation error with the AG-UI request's field names; any other error is
- * returned as it is.
+ * Re-labels an error the API answers as a validation error (the run service's, the engine's) with
+ * the AG-UI request's field names; any other error is returned as it is.
  */
 export function relabel(err: unknown, field: (native: string) => string): unknown {
-  if (!(err instanceof ApiError) || !err.fields) return err;
-  return errors.validation(err.fields.map((f) => ({ ...f, field: field(f.field) })));
+  const fields = apiErrorOf(err)?.fields;
+  if (!fields) return err;
+  return errors.validation(fields.map((f) => ({ ...f, field: field(f.field) })));
 }
