@@ -1,6 +1,7 @@
 /**
  * The one assertion for the spec's error bodies (docs/errors.md), for an HTTP response and for an
- * error thrown in process (an `ApiError`, or a `StoreError` as the HTTP edge answers it): the
+ * error thrown in process (an `ApiError`, or a domain error — `StoreError`, `EngineError`,
+ * `RunServiceError`, ... — as the HTTP edge answers it, `apiErrorOf`): the
  * generic `{code, message}` shape (no stack, no SQL) or the validation shape
  * `{code: 422000, fields: [...]}`.
  */
@@ -13,7 +14,7 @@ export interface ErrorExpectation {
   field?: string;
   /** ...with this rule code (`required`, `range`, ...). */
   rule?: string;
-  /** In process: the class the thrown error must be (e.g. `StoreError`: no HTTP error there). */
+  /** In process: the class the thrown error must be (e.g. `EngineError`: no HTTP error there). */
   thrown?: abstract new (...args: never[]) => Error;
 }
 
