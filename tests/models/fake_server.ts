@@ -4,6 +4,7 @@
  * stream slowly or break a stream midway. Everything it starts stops on `close()`, so Deno's test
  * sanitizers stay quiet.
  */
+import { setImmediate } from "node:timers";
 
 /** One server-sent event frame; `delay` waits before sending it. */
 export interface Frame {
@@ -22,7 +23,21 @@ export type Behaviour =
   /** Never sends the response headers (until the client gives up or the server closes). */
   | { kind: "hang" }
   /** Sends 200 headers, then no body byte at all. */
-  | { kind: "hang_body" };
+  | { kind: "hang_body" }
+  /**
+   * A body sent as it is (a recorded response), in pieces of `piece` bytes when given: each piece
+   * is its own write, a macrotask after the previous one, so cuts land inside events and inside
+   * UTF-8 characters.
+   */
+  | {
+    kind: "bytes";
+    body: Uint8Array;
+    status?: number;
+    contentType?: string;
+    piece?: number;
+  }
+  /** Decides the answer from the request (a provider that validates what it is sent). */
+  | { kind: "respond"; to: (request: RecordedRequest) => Behaviour };
 
 /** A request the server received. */
 export interface RecordedRequest {
@@ -85,7 +100,8 @@ export function startFakeServer(prefix: string, fallback: () => Behaviour): Fake
       headers: req.headers,
       body,
     });
-    const behaviour = queue.shift() ?? fallback();
+    let behaviour = queue.shift() ?? fallback();
+    while (behaviour.kind === "respond") behaviour = behaviour.to(requests[requests.length - 1]);
     // Either the client going away (the body is cancelled) or the server closing ends whatever
     // this request waits for. A hung request before headers ends with the server.
     const gone = new AbortController();
@@ -113,6 +129,25 @@ export function startFakeServer(prefix: string, fallback: () => Behaviour): Fake
           }),
           { headers: { "content-type": "text/event-stream" } },
         );
+      case "bytes": {
+        const { body, piece } = behaviour;
+        let offset = 0;
+        const stream = new ReadableStream<Uint8Array>({
+          async pull(controller) {
+            if (offset >= body.length || stop.aborted) return controller.close();
+            // A macrotask between pieces lets each one leave as its own write.
+            if (offset > 0) await new Promise((resolve) => setImmediate(resolve));
+            const end = piece ? Math.min(offset + piece, body.length) : body.length;
+            controller.enqueue(body.slice(offset, end));
+            offset = end;
+          },
+          cancel: () => gone.abort(),
+        }, { highWaterMark: 0 });
+        return new Response(stream, {
+          status: behaviour.status ?? 200,
+          headers: { "content-type": behaviour.contentType ?? "text/event-stream" },
+        });
+      }
       case "sse": {
         let sent = 0;
         const { frames, breakAfter } = behaviour;
