@@ -53,7 +53,7 @@ export interface AttachOptions {
    * A history trimmed at the front (a run longer than `retention_max_events`) is then
    * `events_gone`.
    */
-  prefix?: boolean;
+  fromFirst?: boolean;
 }
 
 /** A run's event stream for an observer. */
@@ -83,11 +83,11 @@ export async function openRunStream(
   // Subscribed before the history is read: see the module comment.
   const sub = before.status === "running" ? await deps.pubsub.subscribe(channel) : null;
   try {
-    const page = await deps.pubsub.history(channel, options.prefix ? 0 : after);
+    const page = await deps.pubsub.history(channel, options.fromFirst ? 0 : after);
     const entries = checkedEntries(
       runId,
       page,
-      options.prefix ? 0 : after,
+      options.fromFirst ? 0 : after,
       before.status === "running",
     );
     const ended = entries.some((e) => e.event.kind === "run_finished");
@@ -145,7 +145,7 @@ async function liveStream(deps: StreamDeps, tenant: string, before: Run): Promis
 }
 
 /**
- * The retained events after the cursor (or from the oldest, for a prefix), checked: a history
+ * The retained events after the cursor (or from the oldest, for `fromFirst`), checked: a history
  * that is missing here, or no longer reaches back to the cursor, or has a hole, is `events_gone`.
  */
 function checkedEntries(

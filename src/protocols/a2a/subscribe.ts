@@ -54,7 +54,7 @@ export async function subscribeTask(
         replays.push({
           runId,
           cursor: at,
-          events: await runs.attach(call.tenant, runId, { after, prefix: true }),
+          events: await runs.attach(call.tenant, runId, { after, fromFirst: true }),
         });
       }
     } else {

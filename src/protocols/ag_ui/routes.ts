@@ -135,7 +135,7 @@ async function connectFrames(
     const from: Cursor = cursor ?? { seq: 0, part: 0 };
     const stream = await runs.attach(tenant, target.run_id, {
       after: streamAfter(from),
-      prefix: true,
+      fromFirst: true,
     });
     const frames = agUiFrames(stream, { cursor: from });
     // A run that ended and that the client has whole: the thread as it is, like an idle one.
