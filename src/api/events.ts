@@ -10,63 +10,81 @@
 import { z } from "zod";
 import { MessageSchema, PatchOperationSchema, RunErrorSchema, RunStatusSchema } from "./schemas.ts";
 
-const StepName = z.enum(["model", "tools"]);
+const StepName = z.enum(["model", "tools"]).describe(
+  "`model` (the model answers) or `tools` (the tools it called run).",
+);
+const Step = z.number().int().describe("The step's number in the run, from 1.");
+const SessionId = z.string().describe("The session the run runs in.");
+const RunId = z.string().describe("The run's id.");
+const MessageId = z.string().describe("The assistant message's id (as stored).");
+const ToolCallId = z.string().describe("The tool call's id.");
 
 /** Event payloads by kind (without `kind` and `timestamp`). */
 export const RunEventPayloadSchemas = {
-  run_started: z.object({ session_id: z.string(), run_id: z.string() }).describe(
-    "The run began.",
-  ),
-  messages_snapshot: z.object({ messages: z.array(MessageSchema) }).describe(
-    "The whole conversation the run starts from.",
-  ),
-  step_started: z.object({ step: z.number().int(), step_name: StepName }).describe(
+  run_started: z.object({ session_id: SessionId, run_id: RunId }).describe("The run began."),
+  messages_snapshot: z.object({
+    messages: z.array(MessageSchema).describe("The session's conversation, oldest first."),
+  }).describe("The whole conversation the run starts from."),
+  step_started: z.object({ step: Step, step_name: StepName }).describe(
     "A model or tools step began.",
   ),
-  step_finished: z.object({ step: z.number().int(), step_name: StepName }).describe(
+  step_finished: z.object({ step: Step, step_name: StepName }).describe(
     "A model or tools step ended (its checkpoint is saved).",
   ),
-  text_message_start: z.object({ message_id: z.string(), role: z.literal("assistant") })
-    .describe("An assistant message begins."),
-  text_message_content: z.object({ message_id: z.string(), delta: z.string() }).describe(
-    "A chunk of the assistant message's text.",
-  ),
-  text_message_end: z.object({ message_id: z.string() }).describe(
+  text_message_start: z.object({
+    message_id: MessageId,
+    role: z.literal("assistant").describe("Always `assistant`."),
+  }).describe("An assistant message begins."),
+  text_message_content: z.object({
+    message_id: MessageId,
+    delta: z.string().describe("The next chunk of the message's text."),
+  }).describe("A chunk of the assistant message's text."),
+  text_message_end: z.object({ message_id: MessageId }).describe(
     "The assistant message is complete.",
   ),
   tool_call_start: z.object({
-    tool_call_id: z.string(),
-    tool_name: z.string(),
-    parent_message_id: z.string(),
+    tool_call_id: ToolCallId,
+    tool_name: z.string().describe("The tool called (a server or a client tool)."),
+    parent_message_id: z.string().describe("The assistant message that makes the call."),
   }).describe("The model begins a tool call."),
-  tool_call_args: z.object({ tool_call_id: z.string(), delta: z.string() }).describe(
-    "A chunk of the tool call's JSON arguments.",
-  ),
-  tool_call_end: z.object({ tool_call_id: z.string() }).describe(
+  tool_call_args: z.object({
+    tool_call_id: ToolCallId,
+    delta: z.string().describe("The next chunk of the call's arguments, JSON text."),
+  }).describe("A chunk of the tool call's JSON arguments."),
+  tool_call_end: z.object({ tool_call_id: ToolCallId }).describe(
     "The tool call's arguments are complete.",
   ),
   tool_call_result: z.object({
-    tool_call_id: z.string(),
-    message_id: z.string(),
+    tool_call_id: ToolCallId,
+    message_id: z.string().describe("The `tool` message that stores the result."),
     content: z.unknown().describe("What the model sees."),
-    is_error: z.boolean(),
+    is_error: z.boolean().describe("Whether the call failed (`content` then says why)."),
   }).describe("A server tool's result."),
   state_snapshot: z.object({
-    context: z.record(z.string(), z.unknown()).nullable(),
+    context: z.record(z.string(), z.unknown()).nullable().describe(
+      "The agent state (null when nothing set it yet).",
+    ),
   }).describe("The whole agent state (the `context`)."),
-  state_delta: z.object({ delta: z.array(PatchOperationSchema) }).describe(
+  state_delta: z.object({
+    delta: z.array(PatchOperationSchema).describe("RFC 6902 operations, in order."),
+  }).describe(
     "An incremental change of the `context`, as patch operations rooted at the context.",
   ),
-  custom: z.object({ name: z.string(), value: z.unknown() }).describe(
-    "A live update a tool emitted (`emit(name, value)`); never persisted.",
-  ),
+  custom: z.object({
+    name: z.string().describe("The name the tool gave the update."),
+    value: z.unknown().describe("The update (any JSON value)."),
+  }).describe("A live update a tool emitted (`emit(name, value)`); never persisted."),
   run_finished: z.object({
-    session_id: z.string(),
-    run_id: z.string(),
-    status: RunStatusSchema,
-    interrupt_payload: z.record(z.string(), z.unknown()).nullable(),
-    result: z.unknown(),
-    error: RunErrorSchema.nullish(),
+    session_id: SessionId,
+    run_id: RunId,
+    status: RunStatusSchema.describe("How the run ended."),
+    interrupt_payload: z.record(z.string(), z.unknown()).nullable().describe(
+      "What an `interrupted` run waits for (as on the run record); else null.",
+    ),
+    result: z.unknown().describe(
+      "A completed run's result, `{ text, context }`; else null (as on the run record).",
+    ),
+    error: RunErrorSchema.nullish().describe("Why a `failed` run failed."),
   }).describe("The run ended with its final status (the last event of a stream)."),
 } as const;
 
@@ -85,7 +103,7 @@ export const RUN_EVENT_KINDS = Object.keys(RunEventPayloadSchemas) as RunEventKi
 function eventSchema<K extends RunEventKind>(kind: K) {
   const payload = RunEventPayloadSchemas[kind];
   return z.object({
-    kind: z.literal(kind),
+    kind: z.literal(kind).describe("The event's kind (also the SSE frame's `event:`)."),
     timestamp: z.number().describe("Seconds since the epoch, fractional."),
     ...payload.shape,
   }).meta({ id: eventComponent(kind), description: payload.description ?? kind });

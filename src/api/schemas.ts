@@ -10,65 +10,92 @@ import { InferenceParamsSchema, RetrySchema } from "../config/schema/agent.ts";
 export const ClientIdSchema = z.string().min(1).max(128).regex(
   /^[A-Za-z0-9][A-Za-z0-9._:\-]*$/,
   "must start with a letter or digit and hold only letters, digits, '.', '_', ':' and '-'",
-).meta({ id: "ClientId", format: "client-id" });
+).meta({
+  id: "ClientId",
+  format: "client-id",
+  description: "An id a client may choose: 1–128 of `A-Z a-z 0-9 . _ : -`, starting with a " +
+    "letter or digit.",
+});
 
 /** A text part: the spec's shown content part type. */
-export const TextPartSchema = z.object({ type: z.literal("text"), value: z.string() }).strict()
-  .meta({ id: "TextPart" });
+export const TextPartSchema = z.object({
+  type: z.literal("text").describe("A text part."),
+  value: z.string().describe("The text."),
+}).strict().meta({ id: "TextPart", description: "A part of a message's content: text." });
 /** A structured JSON part (our addition; A2A data parts map onto it). */
-export const DataPartSchema = z.object({ type: z.literal("data"), value: z.unknown() }).strict()
-  .meta({ id: "DataPart" });
+export const DataPartSchema = z.object({
+  type: z.literal("data").describe("A structured JSON part."),
+  value: z.unknown().describe("Any JSON value (a tool result, an A2A data part)."),
+}).strict().meta({ id: "DataPart", description: "A part of a message's content: JSON data." });
 /** A content part of a message. */
 export const PartSchema = z.discriminatedUnion("type", [TextPartSchema, DataPartSchema]).meta({
   id: "Part",
+  description: "A content part of a message, by `type`.",
 });
 
 /** A tool call requested by the model, as stored on an assistant message. */
 export const ToolCallSchema = z.object({
-  id: z.string().min(1),
-  name: z.string().min(1),
-  arguments: z.record(z.string(), z.unknown()),
-}).strict().meta({ id: "ToolCall" });
+  id: z.string().min(1).describe(
+    "The call's id, unique in the session (a `tool` message answers it).",
+  ),
+  name: z.string().min(1).describe("The tool called."),
+  arguments: z.record(z.string(), z.unknown()).describe("The call's arguments (a JSON object)."),
+}).strict().meta({ id: "ToolCall", description: "A tool call the assistant made." });
 
 /** Message roles the native API accepts and returns. */
-export const RoleSchema = z.enum(["user", "assistant", "system", "tool"]).meta({ id: "Role" });
+export const RoleSchema = z.enum(["user", "assistant", "system", "tool"]).meta({
+  id: "Role",
+  description: "Who wrote a message.",
+});
 
 /** Message input (spec: role + content parts), with our optional fields for tool traffic. */
 export const MessageInputSchema = z.object({
-  message_id: ClientIdSchema.optional(),
-  role: RoleSchema,
-  content: z.array(PartSchema),
-  /** Assistant messages only: the tool calls the assistant made. */
-  tool_calls: z.array(ToolCallSchema).optional(),
-  /** Tool messages only: the call this message answers. */
-  tool_call_id: z.string().min(1).optional(),
-}).strict().meta({ id: "MessageInput" });
+  message_id: ClientIdSchema.optional().describe(
+    "The message's id, unique in the session; generated when absent.",
+  ),
+  role: RoleSchema.describe("Who wrote it."),
+  content: z.array(PartSchema).describe("Its content parts, in order."),
+  tool_calls: z.array(ToolCallSchema).optional().describe(
+    "Assistant messages only: the tool calls the assistant made.",
+  ),
+  tool_call_id: z.string().min(1).optional().describe(
+    "Tool messages only: the id of the call this message answers.",
+  ),
+}).strict().meta({ id: "MessageInput", description: "A message as a request gives it." });
 
 /** A stored message. */
 export const MessageSchema = z.object({
-  message_id: z.string(),
-  session_id: z.string(),
-  run_id: z.string().nullable(),
-  role: RoleSchema,
-  content: z.array(PartSchema),
-  tool_calls: z.array(ToolCallSchema).optional(),
-  tool_call_id: z.string().optional(),
-  created_at: z.string(),
-}).meta({ id: "Message" });
+  message_id: z.string().describe("The message's id, unique in the session."),
+  session_id: z.string().describe("The session it belongs to."),
+  run_id: z.string().nullable().describe(
+    "The run that wrote it (null for a message written through the messages API).",
+  ),
+  role: RoleSchema.describe("Who wrote it."),
+  content: z.array(PartSchema).describe("Its content parts, in order."),
+  tool_calls: z.array(ToolCallSchema).optional().describe(
+    "Assistant messages only: the tool calls the assistant made.",
+  ),
+  tool_call_id: z.string().optional().describe(
+    "Tool messages only: the id of the call this message answers.",
+  ),
+  created_at: z.string().describe("When it was stored (RFC 3339)."),
+}).meta({ id: "Message", description: "A message of a session's conversation." });
 
 /** A session record. */
 export const SessionSchema = z.object({
-  session_id: z.string(),
-  created_at: z.string(),
-  updated_at: z.string(),
-  metadata: z.record(z.string(), z.unknown()),
-}).meta({ id: "Session" });
+  session_id: z.string().describe("The session's id."),
+  created_at: z.string().describe("When it was created (RFC 3339)."),
+  updated_at: z.string().describe("When a run or a message last changed it (RFC 3339)."),
+  metadata: z.record(z.string(), z.unknown()).describe("What its creator attached to it."),
+}).meta({ id: "Session", description: "A session: the durable conversation boundary." });
 
 /** Body of `POST /v1/sessions`. */
 export const SessionCreateSchema = z.object({
-  session_id: ClientIdSchema.nullish(),
-  metadata: z.record(z.string(), z.unknown()).nullish(),
-}).strict().meta({ id: "SessionCreate" });
+  session_id: ClientIdSchema.nullish().describe("The new session's id; generated when absent."),
+  metadata: z.record(z.string(), z.unknown()).nullish().describe(
+    "Any JSON object to keep with the session (`{}` when absent).",
+  ),
+}).strict().meta({ id: "SessionCreate", description: "The body of `POST /v1/sessions`." });
 
 /** Run statuses of the spec. */
 export const RunStatusSchema = z.enum([
@@ -77,88 +104,131 @@ export const RunStatusSchema = z.enum([
   "failed",
   "interrupted",
   "cancelled",
-]).meta({ id: "RunStatus" });
+]).meta({
+  id: "RunStatus",
+  description: "Where a run is: `running`, or how it ended (`interrupted` runs can be resumed).",
+});
 
 /** Error payload of a failed or interrupted run. */
 export const RunErrorSchema = z.object({
-  code: z.string(),
-  message: z.string(),
-  provider: z.string().optional(),
-  model: z.string().optional(),
-  attempts: z.number().int().optional(),
-}).meta({ id: "RunError" });
+  code: z.string().describe(
+    "What failed, as a stable code (`model_http_500`, `model_timeout`, ...).",
+  ),
+  message: z.string().describe("What failed, for a person."),
+  provider: z.string().optional().describe("The model provider, when the model failed."),
+  model: z.string().optional().describe("The model, when the model failed."),
+  attempts: z.number().int().optional().describe("How many attempts the model call made."),
+}).meta({ id: "RunError", description: "Why a run failed or stopped." });
 
 /** A run record. */
 export const RunSchema = z.object({
-  run_id: z.string(),
-  session_id: z.string(),
-  tenant_id: z.string(),
-  status: RunStatusSchema,
-  created_at: z.string(),
-  updated_at: z.string(),
-  /** The checkpoint the run started from (null for a session's first run). */
-  parent_checkpoint_id: z.string().nullable(),
-  /** The run's latest checkpoint. */
-  checkpoint_id: z.string().nullable(),
-  result: z.unknown().nullable(),
-  interrupt_payload: z.record(z.string(), z.unknown()).nullable(),
-  error: RunErrorSchema.nullable(),
-}).meta({ id: "Run" });
+  run_id: z.string().describe("The run's id."),
+  session_id: z.string().describe("The session it runs in."),
+  tenant_id: z.string().describe("The tenant it belongs to."),
+  status: RunStatusSchema.describe("Where the run is."),
+  created_at: z.string().describe("When it started (RFC 3339)."),
+  updated_at: z.string().describe("When its record last changed (RFC 3339)."),
+  parent_checkpoint_id: z.string().nullable().describe(
+    "The checkpoint the run started from (null for a session's first run).",
+  ),
+  checkpoint_id: z.string().nullable().describe(
+    "The run's latest checkpoint (null before its first step ends).",
+  ),
+  result: z.unknown().describe(
+    "A completed run's result, `{ text, context }`: its last answer and the state; else null.",
+  ),
+  interrupt_payload: z.record(z.string(), z.unknown()).nullable().describe(
+    "What an `interrupted` run waits for (`reason`, `pending` tool calls; docs/engine.md); " +
+      "else null.",
+  ),
+  error: RunErrorSchema.nullable().describe("Why a `failed` run failed; else null."),
+}).meta({ id: "Run", description: "A run: one execution of the agent graph in a session." });
 
 /** The state a checkpoint saves. */
 export const CheckpointStateSchema = z.object({
-  messages: z.array(MessageSchema),
-  context: z.record(z.string(), z.unknown()).nullable(),
-  pending_tool_calls: z.array(z.record(z.string(), z.unknown())),
-  step: z.number().int(),
-}).meta({ id: "CheckpointState" });
+  messages: z.array(MessageSchema).describe("The conversation as of the checkpoint."),
+  context: z.record(z.string(), z.unknown()).nullable().describe(
+    "The agent state (null before anything set it).",
+  ),
+  pending_tool_calls: z.array(z.record(z.string(), z.unknown())).describe(
+    "Tool calls that wait for a client or an approval at this checkpoint.",
+  ),
+  step: z.number().int().describe("The step of the run that saved it."),
+}).meta({ id: "CheckpointState", description: "The state a checkpoint saves." });
 
 /** A checkpoint record. */
 export const CheckpointSchema = z.object({
-  checkpoint_id: z.string(),
-  session_id: z.string(),
-  run_id: z.string().nullable(),
-  parent_id: z.string().nullable(),
-  step: z.number().int(),
-  created_at: z.string(),
-  state: CheckpointStateSchema,
-}).meta({ id: "Checkpoint" });
+  checkpoint_id: z.string().describe("The checkpoint's id."),
+  session_id: z.string().describe("The session it belongs to."),
+  run_id: z.string().nullable().describe("The run that saved it."),
+  parent_id: z.string().nullable().describe("The checkpoint before it (null for the first)."),
+  step: z.number().int().describe("The step of the run that saved it."),
+  created_at: z.string().describe("When it was saved (RFC 3339)."),
+  state: CheckpointStateSchema.describe("What it saves."),
+}).meta({ id: "Checkpoint", description: "A saved state of a session, from which runs start." });
 
 /** The spec's ModelConfigOverride. */
 export const ModelConfigOverrideSchema = z.object({
-  provider: z.string().min(1).nullish(),
-  model: z.string().min(1).nullish(),
-  inference_params: InferenceParamsSchema.nullish(),
-}).strict().meta({ id: "ModelConfigOverride" });
+  provider: z.string().min(1).nullish().describe(
+    "The model provider (`openai`, `anthropic`, `google`, `openai-compatible`, `echo`); the " +
+      "agent's when absent.",
+  ),
+  model: z.string().min(1).nullish().describe(
+    "The model (one of the manifest's `model.models` when it lists any); the agent's when absent.",
+  ),
+  inference_params: InferenceParamsSchema.nullish().describe(
+    "Inference parameters, merged over the agent's.",
+  ),
+}).strict().meta({ id: "ModelConfigOverride", description: "Which model a run uses." });
 
 /** The spec's ModelConfig. */
 export const ModelConfigSchema = z.object({
-  override: ModelConfigOverrideSchema.nullish(),
-  timeout: z.number().int().positive().max(3_600_000).nullish(),
-  retry: RetrySchema.nullish(),
-}).strict().meta({ id: "ModelConfig" });
+  override: ModelConfigOverrideSchema.nullish().describe("Another model for this run."),
+  timeout: z.number().int().positive().max(3_600_000).nullish().describe(
+    "Milliseconds allowed to establish each model response stream; the agent's when absent.",
+  ),
+  retry: RetrySchema.nullish().describe(
+    "How establishing a model response stream is retried; the agent's when absent.",
+  ),
+}).strict().meta({ id: "ModelConfig", description: "A run's model configuration." });
 
 /** The spec's CapabilityOverride. */
 export const CapabilityOverrideSchema = z.discriminatedUnion("strategy", [
-  z.object({ strategy: z.literal("inherit") }).strict(),
-  z.object({ strategy: z.literal("extend"), capabilities: z.array(z.string().min(1)) }).strict(),
-  z.object({ strategy: z.literal("replace"), capabilities: z.array(z.string().min(1)) }).strict(),
-]).meta({ id: "CapabilityOverride" });
+  z.object({
+    strategy: z.literal("inherit").describe("The agent's capabilities, unchanged."),
+  }).strict(),
+  z.object({
+    strategy: z.literal("extend").describe("The agent's capabilities and these."),
+    capabilities: z.array(z.string().min(1)).describe("Capability names of the manifest."),
+  }).strict(),
+  z.object({
+    strategy: z.literal("replace").describe("Only these capabilities."),
+    capabilities: z.array(z.string().min(1)).describe("Capability names of the manifest."),
+  }).strict(),
+]).meta({ id: "CapabilityOverride", description: "Which capabilities (tool sets) a run has." });
 
 /** The spec's ContextVar. */
 export const ContextVarSchema = z.object({
-  description: z.string(),
-  value: z.string(),
-}).strict().meta({ id: "ContextVar" });
+  description: z.string().describe("What the value is."),
+  value: z.string().describe("The value."),
+}).strict().meta({
+  id: "ContextVar",
+  description: "A context variable, listed in the system prompt as `- <description>: <value>`.",
+});
 
 /** The spec's ToolDefinition (a client-defined tool). */
 export const ToolDefinitionSchema = z.object({
   name: z.string().min(1).max(128)
     .regex(/^[A-Za-z0-9_\-]+$/, "must hold only letters, digits, '_' and '-'")
-    .meta({ format: "tool-name" }),
-  description: z.string(),
-  parameters: z.record(z.string(), z.unknown()),
-}).strict().meta({ id: "ToolDefinition" });
+    .meta({ format: "tool-name", description: "The tool's name (no server tool's)." }),
+  description: z.string().describe("What the tool does, for the model."),
+  parameters: z.record(z.string(), z.unknown()).describe(
+    "The JSON Schema of the tool's arguments.",
+  ),
+}).strict().meta({
+  id: "ToolDefinition",
+  description: "A client tool: the model may call it, the client runs it (docs/engine.md).",
+});
 
 /** Schema of a `resume_payload` (the request field is an opaque object; the engine owns it). */
 export const ResumePayloadSchema = z.object({
@@ -183,45 +253,72 @@ export type ResumePayload = z.infer<typeof ResumePayloadSchema>;
 
 /** The run request body of `POST /v1/runs` and `POST /v1/runs/start`. */
 export const RunRequestSchema = z.object({
-  session_id: ClientIdSchema.nullish(),
-  run_id: ClientIdSchema.nullish(),
-  checkpoint_id: z.string().min(1).nullish(),
-  resume_payload: z.record(z.string(), z.unknown()).nullish(),
-  model: ModelConfigSchema.nullish(),
-  capability_override: CapabilityOverrideSchema.nullish(),
-  messages: z.array(MessageInputSchema).min(1),
-  context_vars: z.array(ContextVarSchema).nullish(),
-  context: z.record(z.string(), z.unknown()).nullish(),
-  tools: z.array(ToolDefinitionSchema).nullish(),
+  session_id: ClientIdSchema.nullish().describe(
+    "The session to run in: continued from its latest checkpoint, created when it does not " +
+      "exist; a new session with a generated id when absent.",
+  ),
+  run_id: ClientIdSchema.nullish().describe("The run's id; generated when absent."),
+  checkpoint_id: z.string().min(1).nullish().describe(
+    "Start from this checkpoint of the session instead of its latest (a fork).",
+  ),
+  resume_payload: z.record(z.string(), z.unknown()).nullish().describe(
+    "Answers to what the session's interrupted run waits for: `tool_results` " +
+      "(`[{tool_call_id, result, is_error?}]`, client tools) and `approvals` " +
+      "(`[{tool_call_id, approved, reason?}]`); see docs/engine.md, Interrupts.",
+  ),
+  model: ModelConfigSchema.nullish().describe("Another model, timeout or retry for this run."),
+  capability_override: CapabilityOverrideSchema.nullish().describe(
+    "Other capabilities (tool sets) for this run.",
+  ),
+  messages: z.array(MessageInputSchema).min(1).describe(
+    "The messages the run adds to the session before it runs (a user message, usually).",
+  ),
+  context_vars: z.array(ContextVarSchema).nullish().describe(
+    "Context variables, listed in the system prompt for this run.",
+  ),
+  context: z.record(z.string(), z.unknown()).nullish().describe(
+    "Replaces the agent state (the `context`) the run starts from.",
+  ),
+  tools: z.array(ToolDefinitionSchema).nullish().describe(
+    "Client tools the model may call in this run; a call stops the run `interrupted` until the " +
+      "client answers it.",
+  ),
   on_disconnect: z.enum(["cancel", "continue"]).nullish().describe(
     "What closing the response of `POST /v1/runs` does: `cancel` the run (the spec's rule, the " +
       "default unless `http_server.on_disconnect` says otherwise) or let it `continue`, so the " +
       "client can resume its stream from `GET /v1/runs/{run_id}/events` with `Last-Event-ID`.",
   ),
-}).strict().meta({ id: "RunRequest" });
+}).strict().meta({
+  id: "RunRequest",
+  description: "The body of `POST /v1/runs` and `POST /v1/runs/start`.",
+});
 
 /** An RFC 6902 JSON Patch operation (spec: PatchOperation), discriminated by `op`. */
 export const PatchOperationSchema = z.discriminatedUnion("op", [
   z.object({
-    op: z.enum(["add", "replace", "test"]),
+    op: z.enum(["add", "replace", "test"]).describe("Set, replace or test the value at `path`."),
     path: z.string().describe("JSON Pointer"),
-    value: z.unknown(),
+    value: z.unknown().describe("The value."),
   }),
-  z.object({ op: z.literal("remove"), path: z.string().describe("JSON Pointer") }),
   z.object({
-    op: z.enum(["move", "copy"]),
+    op: z.literal("remove").describe("Remove the value at `path`."),
+    path: z.string().describe("JSON Pointer"),
+  }),
+  z.object({
+    op: z.enum(["move", "copy"]).describe("Move or copy the value at `from` to `path`."),
     from: z.string().describe("JSON Pointer"),
     path: z.string().describe("JSON Pointer"),
   }),
-]).meta({ id: "PatchOperation" });
+]).meta({ id: "PatchOperation", description: "An RFC 6902 JSON Patch operation." });
 
 /** An RFC 6902 JSON Patch operation. */
 export type PatchOperation = z.infer<typeof PatchOperationSchema>;
 
 /** Response of `POST /v1/runs/start`. */
-export const RunStartedSchema = z.object({ run_id: z.string(), session_id: z.string() }).meta({
-  id: "RunStarted",
-});
+export const RunStartedSchema = z.object({
+  run_id: z.string().describe("The run's id."),
+  session_id: z.string().describe("The session it runs in."),
+}).meta({ id: "RunStarted", description: "A run started in the background." });
 
 /** Page size bounds of every list endpoint (spec: default 100, 1 to 1000). */
 export const PER_PAGE = { min: 1, max: 1000, default: 100 } as const;
@@ -324,33 +421,58 @@ export const RunListQuerySchema = queryObject({
 
 /** List envelope of the spec. */
 export const listEnvelope = <T extends z.ZodType>(item: T) =>
-  z.object({ items: z.array(item), count: z.number().int(), next_page: z.string().nullable() });
+  z.object({
+    items: z.array(item).describe("This page's records, in order."),
+    count: z.number().int().describe("How many records this page holds."),
+    next_page: z.string().nullable().describe(
+      "The cursor of the next page (its `page` parameter); null on the last page.",
+    ),
+  });
 
 /** A page of sessions. */
-export const SessionListSchema = listEnvelope(SessionSchema).meta({ id: "SessionList" });
+export const SessionListSchema = listEnvelope(SessionSchema).meta({
+  id: "SessionList",
+  description: "A page of sessions.",
+});
 /** A page of messages. */
-export const MessageListSchema = listEnvelope(MessageSchema).meta({ id: "MessageList" });
+export const MessageListSchema = listEnvelope(MessageSchema).meta({
+  id: "MessageList",
+  description: "A page of messages.",
+});
 /** A page of checkpoints. */
-export const CheckpointListSchema = listEnvelope(CheckpointSchema).meta({ id: "CheckpointList" });
+export const CheckpointListSchema = listEnvelope(CheckpointSchema).meta({
+  id: "CheckpointList",
+  description: "A page of checkpoints.",
+});
 /** A page of runs. */
-export const RunListSchema = listEnvelope(RunSchema).meta({ id: "RunList" });
+export const RunListSchema = listEnvelope(RunSchema).meta({
+  id: "RunList",
+  description: "A page of runs.",
+});
 
 /** Generic error body. */
-export const ErrorBodySchema = z.object({ code: z.number().int(), message: z.string() }).meta({
-  id: "ErrorBody",
-});
+export const ErrorBodySchema = z.object({
+  code: z.number().int().describe(
+    "The error code: the HTTP status times 1000 plus a sub-index (docs/errors.md).",
+  ),
+  message: z.string().describe("What went wrong, for a person."),
+}).meta({ id: "ErrorBody", description: "An error (every status but 422)." });
 /** Validation error body. */
 export const ValidationErrorBodySchema = z.object({
-  code: z.number().int(),
+  code: z.number().int().describe("422000."),
   fields: z.array(z.object({
-    field: z.string(),
+    field: z.string().describe(
+      "The field, as a dotted path (`messages.0.role`; `body` for the whole body).",
+    ),
     errors: z.array(z.object({
-      code: z.string(),
-      message: z.string().optional(),
-      params: z.record(z.string(), z.unknown()).optional(),
-    })),
-  })),
-}).meta({ id: "ValidationErrorBody" });
+      code: z.string().describe("The rule it breaks (`required`, `type`, `range`, ...)."),
+      message: z.string().optional().describe("The rule, for a person."),
+      params: z.record(z.string(), z.unknown()).optional().describe(
+        "The rule's parameters (`min`, `max`, `expected`, ...).",
+      ),
+    })).describe("Each rule the field breaks."),
+  })).describe("Each invalid field."),
+}).meta({ id: "ValidationErrorBody", description: "A validation error (422)." });
 
 /** A message part. */
 export type Part = z.infer<typeof PartSchema>;

@@ -6,12 +6,14 @@ import type { AppServices } from "./kit/mod.ts";
 import { route, type Routes, routes } from "./kit/mod.ts";
 
 /** Body of `GET /healthz`. */
-export const HealthSchema = z.object({ status: z.literal("ok") }).meta({ id: "Health" });
+export const HealthSchema = z.object({
+  status: z.literal("ok").describe("Always `ok`: the process serves requests."),
+}).meta({ id: "Health", description: "The process is alive." });
 /** Body of `GET /readyz`. */
 export const ReadySchema = z.object({
-  status: z.literal("ready"),
+  status: z.literal("ready").describe("Always `ready`: the store answered."),
   store: z.enum(["sqlite", "postgres"]).describe("The store that answered."),
-}).meta({ id: "Ready" });
+}).meta({ id: "Ready", description: "The server can take work." });
 
 /** `/healthz`, `/readyz` and, when the app has metrics, `/metrics`. */
 export function healthRoutes(services: AppServices): Routes {

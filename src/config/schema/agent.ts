@@ -6,26 +6,38 @@ import { z } from "zod";
 
 /** Inference parameters of the spec's InferenceParams type; every field optional. */
 export const InferenceParamsSchema = z.object({
-  max_tokens: z.number().int().positive().nullish(),
-  temperature: z.number().nullish(),
-  top_p: z.number().nullish(),
-  top_k: z.number().int().nullish(),
-  stop_sequences: z.array(z.string()).nullish(),
-  frequency_penalty: z.number().nullish(),
-  presence_penalty: z.number().nullish(),
-  seed: z.number().int().nullish(),
-  provider_params: z.record(z.string(), z.unknown()).nullish(),
-}).strict().meta({ id: "InferenceParams" });
+  max_tokens: z.number().int().positive().nullish().describe("Most tokens a model step writes."),
+  temperature: z.number().nullish().describe("Sampling temperature."),
+  top_p: z.number().nullish().describe("Nucleus sampling: the probability mass considered."),
+  top_k: z.number().int().nullish().describe("Sample among the k likeliest tokens only."),
+  stop_sequences: z.array(z.string()).nullish().describe("Texts that end a model step."),
+  frequency_penalty: z.number().nullish().describe("Penalty for repeating frequent tokens."),
+  presence_penalty: z.number().nullish().describe("Penalty for repeating any earlier token."),
+  seed: z.number().int().nullish().describe("Seed for deterministic sampling, where supported."),
+  provider_params: z.record(z.string(), z.unknown()).nullish().describe(
+    "Provider-specific options, passed to the provider as they are.",
+  ),
+}).strict().meta({
+  id: "InferenceParams",
+  description: "Inference parameters; each one the provider does not support is ignored.",
+});
 
 /** Retry policy for establishing the model response stream (spec: ModelConfigRetry). */
 export const RetrySchema = z.object({
-  max_attempts: z.number().int().min(1).max(100),
-  initial_backoff: z.number().int().min(0).max(600_000),
-  max_backoff: z.number().int().min(0).max(3_600_000),
+  max_attempts: z.number().int().min(1).max(100).describe("Attempts in all, the first included."),
+  initial_backoff: z.number().int().min(0).max(600_000).describe(
+    "Milliseconds before the first retry (doubled each retry).",
+  ),
+  max_backoff: z.number().int().min(0).max(3_600_000).describe(
+    "Most milliseconds between two attempts.",
+  ),
 }).strict().refine((r) => r.max_backoff >= r.initial_backoff, {
   message: "max_backoff must be at least initial_backoff",
   path: ["max_backoff"],
-}).meta({ id: "ModelConfigRetry" });
+}).meta({
+  id: "ModelConfigRetry",
+  description: "How establishing a model response stream is retried.",
+});
 
 /** The agent's model block. */
 export const ModelBlockSchema = z.object({

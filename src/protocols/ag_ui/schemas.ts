@@ -14,44 +14,57 @@ import {
 import { OnDisconnectSchema } from "../../config/schema/http_server.ts";
 
 /** A content part of an AG-UI message; only text parts are supported (checked after parsing). */
-const ContentPartSchema = z.looseObject({ type: z.string(), text: z.string().optional() });
+const ContentPartSchema = z.looseObject({
+  type: z.string().describe("`text` (other part types are refused)."),
+  text: z.string().optional().describe("A text part's text."),
+});
 
 /** Message content: a string or content parts. */
 export const ContentSchema = z.union([z.string(), z.array(ContentPartSchema)]).nullish();
 
 /** A tool call on an AG-UI assistant message (arguments are a JSON string). */
 const ToolCallSchema = z.looseObject({
-  id: z.string().min(1),
-  type: z.literal("function").optional(),
-  function: z.looseObject({ name: z.string().min(1), arguments: z.string() }),
+  id: z.string().min(1).describe("The call's id."),
+  type: z.literal("function").optional().describe("Always `function`."),
+  function: z.looseObject({
+    name: z.string().min(1).describe("The tool called."),
+    arguments: z.string().describe("The arguments: a JSON object, as text."),
+  }).describe("The call."),
 });
+
+const CAMEL = "the same as its camelCase spelling";
 
 /** One AG-UI message; role-specific rules are checked while mapping, with precise field names. */
 const MessageSchema = z.looseObject({
-  id: ClientIdSchema.nullish(),
-  role: z.enum(["user", "assistant", "system", "developer", "tool", "reasoning", "activity"]),
+  id: ClientIdSchema.nullish().describe("The message's id; generated when absent."),
+  role: z.enum(["user", "assistant", "system", "developer", "tool", "reasoning", "activity"])
+    .describe("Who wrote it (`reasoning` and `activity` messages are skipped)."),
   // Checked per role while mapping: activity messages carry an object here.
-  content: z.unknown().optional(),
-  toolCalls: z.array(ToolCallSchema).nullish(),
-  tool_calls: z.array(ToolCallSchema).nullish(),
-  toolCallId: z.string().min(1).nullish(),
-  tool_call_id: z.string().min(1).nullish(),
-  error: z.string().nullish(),
+  content: z.unknown().optional().describe("A string or text parts."),
+  toolCalls: z.array(ToolCallSchema).nullish().describe("An assistant message's tool calls."),
+  tool_calls: z.array(ToolCallSchema).nullish().describe(`\`toolCalls\`, ${CAMEL}.`),
+  toolCallId: z.string().min(1).nullish().describe("A tool message: the call it answers."),
+  tool_call_id: z.string().min(1).nullish().describe(`\`toolCallId\`, ${CAMEL}.`),
+  error: z.string().nullish().describe("A tool message: the client tool failed, and why."),
 });
 
 /** A client-defined tool; AG-UI makes `parameters` optional. */
 const ToolSchema = z.looseObject({
   name: ToolDefinitionSchema.shape.name,
-  description: z.string().default(""),
-  parameters: z.record(z.string(), z.unknown()).nullish(),
+  description: z.string().default("").describe("What the tool does, for the model."),
+  parameters: z.record(z.string(), z.unknown()).nullish().describe(
+    "The JSON Schema of its arguments.",
+  ),
 });
 
 /** An answer to one interrupt of the previous run. */
 const ResumeEntrySchema = z.looseObject({
-  interruptId: z.string().min(1).nullish(),
-  interrupt_id: z.string().min(1).nullish(),
-  status: z.enum(["resolved", "cancelled"]),
-  payload: z.unknown().optional(),
+  interruptId: z.string().min(1).nullish().describe("The interrupt it answers."),
+  interrupt_id: z.string().min(1).nullish().describe(`\`interruptId\`, ${CAMEL}.`),
+  status: z.enum(["resolved", "cancelled"]).describe("Answered, or refused."),
+  payload: z.unknown().optional().describe(
+    "The answer: a client tool's result, or `{ approved, reason }` for an approval.",
+  ),
 });
 
 /**
@@ -59,9 +72,11 @@ const ResumeEntrySchema = z.looseObject({
  * `on_disconnect` (or `onDisconnect`), what closing the stream does to the run.
  */
 const ForwardedPropsSchema = z.looseObject({
-  model: ModelConfigSchema.nullish(),
-  on_disconnect: OnDisconnectSchema.nullish(),
-  onDisconnect: OnDisconnectSchema.nullish(),
+  model: ModelConfigSchema.nullish().describe("The run's model configuration (native)."),
+  on_disconnect: OnDisconnectSchema.nullish().describe(
+    "What closing the stream does to the run: `cancel` it or let it `continue`.",
+  ),
+  onDisconnect: OnDisconnectSchema.nullish().describe(`\`on_disconnect\`, in camelCase.`),
 });
 
 /**
@@ -69,20 +84,29 @@ const ForwardedPropsSchema = z.looseObject({
  * ignored, as AG-UI's own schemas do, so a newer client's additions do not break a run.
  */
 export const RunAgentInputSchema = z.looseObject({
-  threadId: ClientIdSchema.nullish(),
-  thread_id: ClientIdSchema.nullish(),
-  runId: ClientIdSchema.nullish(),
-  run_id: ClientIdSchema.nullish(),
-  parentRunId: z.string().nullish(),
-  parent_run_id: z.string().nullish(),
-  state: z.record(z.string(), z.unknown(), { error: "must be a JSON object" }).nullish(),
-  messages: z.array(MessageSchema),
-  tools: z.array(ToolSchema).nullish(),
-  context: z.array(ContextVarSchema.loose()).nullish(),
-  forwardedProps: ForwardedPropsSchema.nullish(),
-  forwarded_props: ForwardedPropsSchema.nullish(),
-  resume: z.array(ResumeEntrySchema).nullish(),
-}).meta({ id: "AgUiRunAgentInput" });
+  threadId: ClientIdSchema.nullish().describe("The thread (native session); new when absent."),
+  thread_id: ClientIdSchema.nullish().describe(`\`threadId\`, ${CAMEL}.`),
+  runId: ClientIdSchema.nullish().describe("The run's id; generated when absent."),
+  run_id: ClientIdSchema.nullish().describe(`\`runId\`, ${CAMEL}.`),
+  parentRunId: z.string().nullish().describe("Accepted and ignored."),
+  parent_run_id: z.string().nullish().describe("Accepted and ignored."),
+  state: z.record(z.string(), z.unknown(), { error: "must be a JSON object" }).nullish()
+    .describe("Replaces the agent state (`{}` and null leave it as it is)."),
+  messages: z.array(MessageSchema).describe(
+    "The conversation as the client holds it; messages the thread holds are not stored again.",
+  ),
+  tools: z.array(ToolSchema).nullish().describe("Client tools the model may call."),
+  context: z.array(ContextVarSchema.loose()).nullish().describe(
+    "Context variables for the system prompt.",
+  ),
+  forwardedProps: ForwardedPropsSchema.nullish().describe(
+    "Free-form; `model` and `on_disconnect` are read.",
+  ),
+  forwarded_props: ForwardedPropsSchema.nullish().describe(`\`forwardedProps\`, ${CAMEL}.`),
+  resume: z.array(ResumeEntrySchema).nullish().describe(
+    "Answers to the previous run's interrupts.",
+  ),
+}).meta({ id: "AgUiRunAgentInput", description: "An AG-UI `RunAgentInput` (docs/ag-ui.md)." });
 
 /** A body that matches `RunAgentInputSchema`. */
 export type RawInput = z.infer<typeof RunAgentInputSchema>;
