@@ -140,15 +140,15 @@ function headers(h: Json | undefined): string {
 function content(c: Json): string {
   return Object.entries(c).map(([type, media]) => {
     const m = media as Json;
-    const item = m["x-itemSchema"] as Json | undefined;
     const examples = Object.entries((m.examples ?? {}) as Record<string, Json>).map(([, ex]) =>
       `<pre>${esc(JSON.stringify(ex.value, null, 2))}</pre>`
     ).join("");
     const schema = (m.schema ?? {}) as Json;
-    return `<div class="media"><p><code>${esc(type)}</code> ${typeLabel(schema)}</p>${
-      item
-        ? `<p>${text(String(schema.description ?? ""))}</p><p>Each event: ${typeLabel(item)}</p>`
-        : schemaBody(schema, 1)
+    // An event stream's schema is the schema of each event (see openapi/document.ts).
+    return `<div class="media"><p><code>${esc(type)}</code> ${
+      type === "text/event-stream"
+        ? `each event: ${typeLabel(schema)}</p>`
+        : `${typeLabel(schema)}</p>${schemaBody(schema, 1)}`
     }${examples}</div>`;
   }).join("");
 }

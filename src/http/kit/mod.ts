@@ -53,7 +53,9 @@ export {
   jsonBody,
   route,
   type RouteContext,
+  type RouteOptions,
   type Routes,
   routes,
+  validationError,
   validationHook,
 } from "./routes.ts";

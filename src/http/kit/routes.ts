@@ -9,7 +9,7 @@
 import { type Hook, OpenAPIHono, type RouteConfig, type RouteHandler } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
 import { z } from "zod";
-import { errors } from "../../errors.ts";
+import { type ApiError, errors } from "../../errors.ts";
 import type { AppEnv } from "./env.ts";
 import { bodyLimit } from "./settings.ts";
 import {
@@ -45,21 +45,35 @@ function declared(declaration: RouteConfig, target: string): z.ZodType | undefin
 }
 
 /**
- * The validation hook of a declaration: a request that does not match it is the spec's 422
- * (docs/errors.md). The failing part is checked again for reporting (`parseInput`), which tells a
- * missing field (`required`) from a wrong one; in a query string, unknown parameters are reported
- * alone.
+ * The spec's 422 (docs/errors.md) for an input of one part of a request (`json`, `query`,
+ * `param`, `header`) that does not match its declaration, or null when it does. The failing part
+ * is checked again for reporting (`parseInput`), which tells a missing field (`required`) from a
+ * wrong one; in a query string, unknown parameters are reported alone. The hook of every declared
+ * route, and the 422 example of each operation in the API reference.
  */
+export function validationError(
+  declaration: RouteConfig,
+  target: string,
+  input: unknown,
+  issues?: readonly z.core.$ZodIssue[],
+): ApiError | null {
+  const schema = declared(declaration, target);
+  if (!schema) return null;
+  const parsed = parseInput(schema, input);
+  if (parsed.success && !issues) return null;
+  let found = parsed.error?.issues ?? issues ?? [];
+  const unknown = found.filter((issue) => issue.code === "unrecognized_keys");
+  if (target === "query" && unknown.length > 0) found = unknown;
+  return errors.validation(fieldErrors(schema, found));
+}
+
+/** The validation hook of a declaration: a request that does not match it is our 422. */
 export function validationHook(declaration: RouteConfig): Hook<unknown, AppEnv, string, void> {
   return (result) => {
     if (result.success) return;
     const input = (result as unknown as { data: unknown }).data;
     // The hook runs for the parts the declaration validates, each with a zod schema.
-    const schema = declared(declaration, result.target)!;
-    let issues = parseInput(schema, input).error?.issues ?? result.error.issues;
-    const unknown = issues.filter((issue) => issue.code === "unrecognized_keys");
-    if (result.target === "query" && unknown.length > 0) issues = unknown;
-    throw errors.validation(fieldErrors(schema, issues));
+    throw validationError(declaration, result.target, input, result.error.issues)!;
   };
 }
 
@@ -81,6 +95,15 @@ export function routes(): Routes {
   return new OpenAPIHono<AppEnv>();
 }
 
+/** Options of `route`. */
+export interface RouteOptions {
+  /**
+   * Whether the API reference lists the route (default true). An alias another declaration
+   * documents (A2A's `/{tenant}` prefix) is served without being listed a second time.
+   */
+  documented?: boolean;
+}
+
 /**
  * Declares a route on `app`: served there, validated against the declaration (with our 422), and
  * documented from it. The handler answers any `Response` (SSE streams, empty 204s, A2A media
@@ -90,10 +113,11 @@ export function route<R extends RouteConfig>(
   app: Routes,
   declaration: R,
   handler: (c: RouteContext<R>) => Response | Promise<Response>,
+  options: RouteOptions = {},
 ): void {
   // Documented as declared, served as `served` says (the library would document what it serves).
   const { middleware: _, ...documented } = declaration;
-  app.openAPIRegistry.registerPath(documented);
+  if (options.documented !== false) app.openAPIRegistry.registerPath(documented);
   const serving = served(declaration);
   app.openapi(
     { ...serving, hide: true },

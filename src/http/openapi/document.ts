@@ -14,11 +14,11 @@ import { OpenAPIHono, type RouteConfig } from "@hono/zod-openapi";
 import { z } from "zod";
 import { ErrorBodySchema, ValidationErrorBodySchema } from "../../api/schemas.ts";
 import type { Manifest } from "../../config/schema.ts";
-import { type ApiError, errors } from "../../errors.ts";
+import type { ApiError } from "../../errors.ts";
 import type { AddOn } from "../kit/mod.ts";
 import { authEnabled, isPublic, publicPaths } from "../kit/mod.ts";
 import type { Routes } from "../kit/mod.ts";
-import { maxBodyBytes } from "../kit/mod.ts";
+import { errorExamples, validationExample } from "./examples.ts";
 
 /** A JSON object of the document. */
 export type Json = Record<string, unknown>;
@@ -36,41 +36,6 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
 };
 
 const REQUEST_ID_HEADER = { $ref: "#/components/headers/RequestId" };
-
-/** One example error per code, from the real constructors (docs/errors.md). */
-function errorExamples(manifest: Manifest): Map<number, ApiError> {
-  const list = [
-    errors.malformedJson("Unexpected end of JSON input"),
-    errors.badTenant("it may hold only letters, digits, '.', '_', ':' and '-'"),
-    errors.unauthorized(),
-    errors.tenantForbidden(),
-    errors.sessionNotFound("s1"),
-    errors.runNotFound("r1"),
-    errors.messageNotFound("m1"),
-    errors.checkpointNotFound("c1"),
-    errors.sessionExists("s1"),
-    errors.runExists("r1"),
-    errors.sessionBusy("s1"),
-    errors.runNotRunning("r1", "completed"),
-    errors.messageExists("m1"),
-    errors.eventsGone("r1", "the run ended longer ago than the retention window"),
-    errors.bodyTooLarge(maxBodyBytes(manifest)),
-    errors.unsupportedMediaType("text/plain"),
-    errors.validation([{
-      field: "per_page",
-      errors: [{
-        code: "range",
-        message: "must be an integer from 1 to 1000",
-        params: { min: 1, max: 1000 },
-      }],
-    }]),
-    errors.internal(),
-    errors.unavailable("the store"),
-    errors.shuttingDown(),
-    errors.tooManyConnections(),
-  ];
-  return new Map(list.map((e) => [e.code, e]));
-}
 
 /** What every operation's completion needs to know. */
 interface Context {
@@ -148,7 +113,8 @@ export function buildOpenApiDocument(
     tags: tags.map((name) =>
       descriptions[name] ? { name, description: descriptions[name] } : { name }
     ),
-    ...(ctx.auth ? { security: [{ bearerAuth: [] }, { apiKeyHeader: [] }] } : {}),
+    // Declared either way, so a reader (and a linter) knows: a key, or none at all.
+    security: ctx.auth ? [{ bearerAuth: [] }, { apiKeyHeader: [] }] : [],
   }) as unknown as Json;
   (doc.components as Json).schemas = namedComponents(doc);
   return doc;
@@ -238,18 +204,20 @@ function bodySchema(schema: unknown): Json {
 }
 
 /**
- * A content map (media type -> schema) with its schemas as `bodySchema` has them. An SSE stream's
- * `itemSchema` (OpenAPI 3.2) is spelled `x-itemSchema`: 3.1 has no field for the schema of each
- * event.
+ * A content map (media type -> schema) with its schemas as `bodySchema` has them. An SSE stream is
+ * declared with its `itemSchema` (OpenAPI 3.2's name: the schema of each event's `data`), which
+ * the document gives as the media type's `schema`: OpenAPI 3.1 has no field for the schema of each
+ * event, and that is where the mainstream generators look for it (`@hey-api/openapi-ts` types its
+ * SSE client's items with it, `openapi-typescript` the response content), so a generated client's
+ * stream yields typed events instead of strings (docs/api.md, "The OpenAPI document").
  */
 function content(map: unknown): Content {
   if (map === null || typeof map !== "object") return map as Content;
   return Object.fromEntries(
-    Object.entries(map as Record<string, Json>).map(([type, { itemSchema, ...media }]) => [type, {
-      ...media,
-      ...(media.schema ? { schema: bodySchema(media.schema) } : {}),
-      ...(itemSchema ? { "x-itemSchema": bodySchema(itemSchema) } : {}),
-    }]),
+    Object.entries(map as Record<string, Json>).map(([type, { itemSchema, ...media }]) => {
+      const schema = itemSchema ?? media.schema;
+      return [type, { ...media, ...(schema ? { schema: bodySchema(schema) } : {}) }];
+    }),
   ) as Content;
 }
 
@@ -272,7 +240,8 @@ function complete(route: RouteConfig, ctx: Context): RouteConfig {
   const body = rest.request?.body;
   const byStatus = new Map<number, ApiError[]>();
   for (const code of new Set(codes)) {
-    const example = ctx.examples.get(code);
+    const example = (code === 422000 ? validationExample(route) : undefined) ??
+      ctx.examples.get(code);
     if (!example) throw new Error(`no example for error code ${code}`);
     byStatus.set(example.status, [...(byStatus.get(example.status) ?? []), example]);
   }

@@ -28,20 +28,15 @@ import { nativeFrames } from "./encoder.ts";
 /** Milliseconds a browser's `EventSource` waits before it reconnects (and resumes by cursor). */
 const RETRY_MS = 1_000;
 
-/** The native run event stream, as documented: `itemSchema` is the schema of each frame's data. */
-const RUN_STREAM = {
-  "text/event-stream": {
-    schema: {
-      type: "string" as const,
-      description: "The run's events as Server-Sent Events: each frame has `id: <sequence " +
-        "number>` (the cursor to resume from), `event: <kind>` and `data: <the event as JSON>`; " +
-        "comment lines (`: keep-alive`) separate events while the run is quiet. `run_finished` " +
-        "is the last event. A `: stream ended: <reason>` comment ends a stream whose live " +
-        "delivery was lost (`subscriber_overflow`, `transport_lost`, `slow_consumer`).",
-    },
-    itemSchema: RunEventSchema,
-  },
-};
+/** The native run event stream: `itemSchema` is the schema of each frame's `data:`. */
+const RUN_STREAM = { "text/event-stream": { itemSchema: RunEventSchema } };
+
+/** How a run's event stream is framed (the description of each response that streams one). */
+const RUN_STREAM_FRAMES = "Server-Sent Events, one run event a frame: `id: <sequence number>` " +
+  "(the cursor to resume from), `event: <kind>` and `data: <the event as JSON>` (a `RunEvent`); " +
+  "comment lines (`: keep-alive`) separate events while the run is quiet. `run_finished` is the " +
+  "last event. A `: stream ended: <reason>` comment ends a stream whose live delivery was lost " +
+  "(`subscriber_overflow`, `transport_lost`, `slow_consumer`).";
 
 const RUN_BODY = {
   required: true,
@@ -119,7 +114,7 @@ export function runRoutes(): Routes {
     request: { body: RUN_BODY, query: NoQuerySchema },
     responses: {
       200: {
-        description: "The run's event stream.",
+        description: `The run's event stream. ${RUN_STREAM_FRAMES}`,
         headers: {
           "x-run-id": header("The run's id."),
           "x-session-id": header("The session's id."),
@@ -216,7 +211,7 @@ export function runRoutes(): Routes {
       }),
     },
     responses: {
-      200: { description: "The run's events.", content: RUN_STREAM },
+      200: { description: `The run's events. ${RUN_STREAM_FRAMES}`, content: RUN_STREAM },
       204: { description: "Resumed after the run's last event: nothing more to send." },
     },
     "x-errors": [404002, 409004, 410001, 422000],

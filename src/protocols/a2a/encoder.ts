@@ -18,7 +18,7 @@ import jsonpatch from "fast-json-patch";
 import type { RunEvent, RunStreamItem } from "../../api/events.ts";
 import { type Cursor, frameId, isAfter, parseCursor } from "../../http/kit/mod.ts";
 import { ALL_OUTPUT_MODES, type OutputModes } from "./request.ts";
-import type { StreamResponse, Task } from "./schemas.ts";
+import type { StreamResponse, Task } from "./responses.ts";
 import { stateArtifact, taskStatus, textArtifact } from "./task.ts";
 
 /** Which task the events belong to and what the client accepts. */

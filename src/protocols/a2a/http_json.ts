@@ -31,7 +31,8 @@ import {
 import type { A2aFrame } from "./encoder.ts";
 import { a2aErrors, asA2aError } from "./errors.ts";
 import { logUnexpected } from "./jsonrpc.ts";
-import { A2A_BODY, A2A_ERROR, A2A_STREAM } from "./openapi.ts";
+import { A2A_BODY, A2A_ERROR, A2A_STREAM, a2aJson } from "./openapi.ts";
+import { ListTasksResponseSchema, SendMessageResponseSchema, TaskSchema } from "./responses.ts";
 import { cancelTask, getTask, listTasks } from "./operations.ts";
 import {
   CancelTaskRequestSchema,
@@ -58,11 +59,15 @@ const serviceParameters: MiddlewareHandler<AppEnv> = async (c, next) => {
 /** The operations, relative to the base (mounted with and without the tenant prefix). */
 export function httpJsonRoutes(tenant: boolean): Routes {
   const r = routes();
-  // Under `/{tenant}` each operation has its own id and summary, and the `tenant` parameter.
+  // Under `/{tenant}` each operation is served with the `tenant` parameter, and documented only
+  // once, without the prefix (see `TENANT_PREFIX`).
   const declare = <R extends RouteConfig>(
     declaration: R,
     handler: (c: RouteContext<R>) => Response | Promise<Response>,
-  ) => route(r, tenant ? forTenant(declaration) : declaration, handler);
+  ) =>
+    tenant
+      ? route(r, forTenant(declaration), handler, { documented: false })
+      : route(r, withTenantPrefix(declaration), handler);
   const send = {
     method: "post",
     tags: ["A2A"],
@@ -80,7 +85,10 @@ export function httpJsonRoutes(tenant: boolean): Routes {
     path: "/message:send",
     operationId: "a2aSendMessage",
     summary: "Send a message (answers the task)",
-    responses: { 200: { description: '`{"task": Task}`.', content: A2A_BODY }, default: A2A_ERROR },
+    responses: {
+      200: { description: '`{"task": Task}`.', content: a2aJson(SendMessageResponseSchema) },
+      default: A2A_ERROR,
+    },
   }, async (c) => {
     const body = c.req.valid("json");
     const call = callOf(c, body.tenant);
@@ -136,7 +144,7 @@ export function httpJsonRoutes(tenant: boolean): Routes {
       }),
     },
     responses: {
-      200: { description: "`ListTasksResponse`.", content: A2A_BODY },
+      200: { description: "`ListTasksResponse`.", content: a2aJson(ListTasksResponseSchema) },
       default: A2A_ERROR,
     },
   }, async (c) => {
@@ -159,7 +167,10 @@ export function httpJsonRoutes(tenant: boolean): Routes {
           .meta({ type: "integer", minimum: 0, description: "Most history messages to include." }),
       }),
     },
-    responses: { 200: { description: "The task.", content: A2A_BODY }, default: A2A_ERROR },
+    responses: {
+      200: { description: "The task.", content: a2aJson(TaskSchema) },
+      default: A2A_ERROR,
+    },
   }, async (c) => {
     const task = await getTask(callOf(c), c.req.valid("param").id, {
       historyLength: historyLengthOf(c.req.valid("query").historyLength),
@@ -171,7 +182,10 @@ export function httpJsonRoutes(tenant: boolean): Routes {
   // declared for the reference each, served below.
   for (
     const [action, summary, ok] of [
-      ["cancel", "Cancel a task", { description: "The task after cancelling.", content: A2A_BODY }],
+      ["cancel", "Cancel a task", {
+        description: "The task after cancelling.",
+        content: a2aJson(TaskSchema),
+      }],
       ["subscribe", "Stream a working task's updates", {
         description: "The task's updates.",
         content: A2A_STREAM,
@@ -193,7 +207,7 @@ export function httpJsonRoutes(tenant: boolean): Routes {
       },
       responses: { 200: ok, default: A2A_ERROR },
     } satisfies RouteConfig;
-    r.openAPIRegistry.registerPath(tenant ? forTenant(declaration) : declaration);
+    if (!tenant) r.openAPIRegistry.registerPath(withTenantPrefix(declaration));
   }
   r.post("/tasks/:id", async (c) => {
     checkServiceParameters(c);
@@ -258,13 +272,31 @@ export function httpJsonRoutes(tenant: boolean): Routes {
   return r;
 }
 
-/** An operation's declaration under the `/{tenant}` prefix. */
+/**
+ * How the reference tells of the `/{tenant}` prefix: in each operation's description rather than
+ * as a second path. Documented as paths of their own, `GET <base>/tasks/{id}` and
+ * `GET <base>/{tenant}/tasks` would both match `<base>/tasks/tasks` (and a tenant named `tasks`
+ * would make every prefixed operation one of `/tasks/{id}`); the router reads such a path
+ * without the prefix, as it always did, so existing clients keep working (docs/a2a.md, Tenancy).
+ */
+const TENANT_PREFIX = "Also served under the tenant prefix, `<base>/{tenant}/...` (what the A2A " +
+  "SDK's REST client sends for a tenant), where the path names the tenant; a path whose first " +
+  "segment is `tasks` is always read without a prefix (docs/a2a.md, Tenancy).";
+
+/** An operation's documented declaration: its description names the `/{tenant}` prefix. */
+function withTenantPrefix<R extends RouteConfig>(declaration: R): R {
+  const { description } = declaration;
+  return {
+    ...declaration,
+    description: description ? `${description} ${TENANT_PREFIX}` : TENANT_PREFIX,
+  };
+}
+
+/** An operation's declaration under the `/{tenant}` prefix (served, not documented). */
 function forTenant<R extends RouteConfig>(declaration: R): R {
   const params = declaration.request?.params as z.ZodObject | undefined;
   return {
     ...declaration,
-    operationId: `${declaration.operationId}ForTenant`,
-    summary: `${declaration.summary}, for a tenant`,
     request: { ...declaration.request, params: z.object({ tenant: TENANT, ...params?.shape }) },
   };
 }

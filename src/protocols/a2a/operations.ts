@@ -16,13 +16,8 @@ import type { ChainState } from "../../runs/reads.ts";
 import type { A2aCall } from "./call.ts";
 import { a2aErrors } from "./errors.ts";
 import { contextIdOf } from "./request.ts";
-import {
-  LIST_PAGE_SIZE,
-  type ListTasksRequest,
-  type ListTasksResponse,
-  type Task,
-  type TaskState,
-} from "./schemas.ts";
+import type { ListTasksResponse, Task, TaskState } from "./responses.ts";
+import { LIST_PAGE_SIZE, type ListTasksRequest } from "./schemas.ts";
 import { buildTask, taskHead, type TaskViewOptions } from "./task.ts";
 
 /** The latest run of a chain. */

@@ -25,7 +25,7 @@ import { CARD_MAX_AGE, CARD_PATH, cardHandler } from "./discovery.ts";
 import { a2aErrors } from "./errors.ts";
 import { httpJsonErrorResponse, httpJsonRoutes } from "./http_json.ts";
 import { JSON_RPC_METHODS, jsonRpcErrorResponse, jsonRpcHandler } from "./jsonrpc.ts";
-import { A2A_BODY, A2A_ERROR, header, JSON_OBJECT } from "./openapi.ts";
+import { A2A_BODY, A2A_ERROR, header, JSON_OBJECT, JSON_RPC_STREAM } from "./openapi.ts";
 
 type Ctx = Context<AppEnv>;
 
@@ -51,7 +51,7 @@ export function a2aRoutes(cardModified: Date): Routes {
         headers: {
           "A2A-Extensions": header("The extensions the request activated (send methods)."),
         },
-        content: A2A_BODY,
+        content: { ...A2A_BODY, ...JSON_RPC_STREAM },
       },
       default: A2A_ERROR,
     },

@@ -1,31 +1,18 @@
 /**
  * A2A v1.0 wire shapes (HTTP+JSON binding, ProtoJSON: camelCase fields, SCREAMING_SNAKE_CASE
- * enums). Requests are zod schemas (validation and type in one); responses are plain interfaces,
- * since we only ever build them. `@a2a-js/sdk` types describe decoded protobuf objects (`$case`
- * unions, numeric enums), not this JSON, so they are not reused here.
+ * enums): the requests and the Agent Card. Requests are zod schemas (validation and type in one);
+ * what the add-on answers of tasks and messages is in responses.ts. `@a2a-js/sdk` types describe
+ * decoded protobuf objects (`$case` unions, numeric enums), not this JSON, so they are not reused
+ * here.
  */
 import { z } from "zod";
+import { TASK_STATES } from "./responses.ts";
 
 /** The A2A protocol version this interface speaks (`Major.Minor`, spec §3.6). */
 export const A2A_VERSION = "1.0";
 
 /** The protocol binding names advertised in the Agent Card (both served under the base path). */
 export const A2A_BINDINGS = { jsonRpc: "JSONRPC", rest: "HTTP+JSON" } as const;
-
-/** Task lifecycle states (ProtoJSON enum names). */
-export type TaskState =
-  | "TASK_STATE_UNSPECIFIED"
-  | "TASK_STATE_SUBMITTED"
-  | "TASK_STATE_WORKING"
-  | "TASK_STATE_COMPLETED"
-  | "TASK_STATE_FAILED"
-  | "TASK_STATE_CANCELED"
-  | "TASK_STATE_INPUT_REQUIRED"
-  | "TASK_STATE_REJECTED"
-  | "TASK_STATE_AUTH_REQUIRED";
-
-/** Message roles (ProtoJSON enum names). */
-export type Role = "ROLE_UNSPECIFIED" | "ROLE_USER" | "ROLE_AGENT";
 
 const Metadata = z.record(z.string(), z.unknown());
 
@@ -35,20 +22,20 @@ const Metadata = z.record(z.string(), z.unknown());
  * ignored (spec §5.7).
  */
 export const PartInputSchema = z.object({
-  text: z.string().optional(),
-  raw: z.string().optional(),
-  url: z.string().optional(),
-  data: z.unknown().optional(),
-  metadata: Metadata.nullish(),
-  filename: z.string().nullish(),
-  mediaType: z.string().nullish(),
+  text: z.string().optional().describe("A text part's text."),
+  raw: z.string().optional().describe("Inline bytes, base64 (refused: not supported)."),
+  url: z.string().optional().describe("A file by URL (refused: not supported)."),
+  data: z.unknown().optional().describe("A structured JSON part's value."),
+  metadata: Metadata.nullish().describe("The part's metadata (kept, not interpreted)."),
+  filename: z.string().nullish().describe("A file part's name."),
+  mediaType: z.string().nullish().describe("The part's media type."),
 });
 
 /** A message as a client sends it. */
 export const MessageInputSchema = z.object({
-  messageId: z.string().min(1),
-  contextId: z.string().nullish(),
-  taskId: z.string().nullish(),
+  messageId: z.string().min(1).describe("The message's id, unique in its context."),
+  contextId: z.string().nullish().describe("The context (native session) it continues."),
+  taskId: z.string().nullish().describe("The input-required task it answers."),
   // ProtoJSON parsers accept an enum's number too.
   role: z.union([
     z.enum(["ROLE_UNSPECIFIED", "ROLE_USER", "ROLE_AGENT"]),
@@ -56,50 +43,52 @@ export const MessageInputSchema = z.object({
     z.literal(1),
     z.literal(2),
   ])
-    .nullish(),
-  parts: z.array(PartInputSchema).min(1),
-  metadata: Metadata.nullish(),
-  extensions: z.array(z.string()).nullish(),
-  referenceTaskIds: z.array(z.string()).nullish(),
+    .nullish().describe("`ROLE_USER` (`ROLE_AGENT` is refused)."),
+  parts: z.array(PartInputSchema).min(1).describe("The content, in order."),
+  metadata: Metadata.nullish().describe("The message's metadata."),
+  extensions: z.array(z.string()).nullish().describe("URIs of the extensions it uses."),
+  referenceTaskIds: z.array(z.string()).nullish().describe("Tasks it refers to."),
 });
 
 /** `SendMessageConfiguration`. */
 export const SendConfigurationSchema = z.object({
-  acceptedOutputModes: z.array(z.string()).nullish(),
-  taskPushNotificationConfig: z.unknown().optional(),
+  acceptedOutputModes: z.array(z.string()).nullish().describe(
+    "Media types the client accepts in answers.",
+  ),
+  taskPushNotificationConfig: z.unknown().optional().describe(
+    "Push notifications (refused: not supported).",
+  ),
   /** Name used by earlier v1.0 drafts; still a push notification request. */
-  pushNotificationConfig: z.unknown().optional(),
-  historyLength: z.number().int().min(0).nullish(),
-  returnImmediately: z.boolean().nullish(),
+  pushNotificationConfig: z.unknown().optional().describe(
+    "Earlier drafts' name of `taskPushNotificationConfig` (refused too).",
+  ),
+  historyLength: z.number().int().min(0).nullish().describe(
+    "Most history messages the answered task holds.",
+  ),
+  returnImmediately: z.boolean().nullish().describe(
+    "`true`: answer the task at once, while it works.",
+  ),
 });
 
 /** `SendMessageRequest`: the body of `message:send` and `message:stream`. */
 export const SendMessageRequestSchema = z.object({
-  tenant: z.string().nullish(),
-  message: MessageInputSchema,
-  configuration: SendConfigurationSchema.nullish(),
-  metadata: Metadata.nullish(),
-}).meta({ id: "A2aSendMessageRequest" });
+  tenant: z.string().nullish().describe("The tenant (instead of `X-Tenant-ID`)."),
+  message: MessageInputSchema.describe("The message to send."),
+  configuration: SendConfigurationSchema.nullish().describe("How to answer."),
+  metadata: Metadata.nullish().describe("The request's metadata."),
+}).meta({ id: "A2aSendMessageRequest", description: "An A2A `SendMessageRequest`." });
 
 /** `CancelTaskRequest` body (optional; the id comes from the path). */
 export const CancelTaskRequestSchema = z.object({
-  tenant: z.string().nullish(),
-  id: z.string().nullish(),
-  metadata: Metadata.nullish(),
-}).meta({ id: "A2aCancelTaskRequest" });
+  tenant: z.string().nullish().describe("The tenant (instead of `X-Tenant-ID`)."),
+  id: z.string().nullish().describe("The task id (must be the path's)."),
+  metadata: Metadata.nullish().describe("The request's metadata."),
+}).meta({
+  id: "A2aCancelTaskRequest",
+  description: "The optional body of a task's `:cancel` and `:subscribe`.",
+});
 
 /** Task states as a request names them: the ProtoJSON name or, as ProtoJSON parsers accept, its number. */
-const TASK_STATES = [
-  "TASK_STATE_UNSPECIFIED",
-  "TASK_STATE_SUBMITTED",
-  "TASK_STATE_WORKING",
-  "TASK_STATE_COMPLETED",
-  "TASK_STATE_FAILED",
-  "TASK_STATE_CANCELED",
-  "TASK_STATE_INPUT_REQUIRED",
-  "TASK_STATE_REJECTED",
-  "TASK_STATE_AUTH_REQUIRED",
-] as const;
 const TaskStateInput = z.union([
   z.enum(TASK_STATES),
   z.number().int().min(0).max(TASK_STATES.length - 1).transform((n) => TASK_STATES[n]),
@@ -148,85 +137,6 @@ export type SendMessageRequest = z.infer<typeof SendMessageRequestSchema>;
 export type GetTaskRequest = z.infer<typeof GetTaskRequestSchema>;
 /** A validated `ListTasksRequest`. */
 export type ListTasksRequest = z.infer<typeof ListTasksRequestSchema>;
-
-/** A content part as we send it. */
-export interface Part {
-  text?: string;
-  data?: unknown;
-  mediaType?: string;
-  metadata?: Record<string, unknown>;
-}
-
-/** A message as we send it. */
-export interface Message {
-  messageId: string;
-  contextId?: string;
-  taskId?: string;
-  role: Role;
-  parts: Part[];
-  metadata?: Record<string, unknown>;
-}
-
-/** A task's status. */
-export interface TaskStatus {
-  state: TaskState;
-  message?: Message;
-  /** ISO 8601, UTC, millisecond precision. */
-  timestamp?: string;
-}
-
-/** An output of a task. */
-export interface Artifact {
-  artifactId: string;
-  name?: string;
-  description?: string;
-  parts: Part[];
-  metadata?: Record<string, unknown>;
-}
-
-/** A task: one native run. */
-export interface Task {
-  id: string;
-  contextId: string;
-  status: TaskStatus;
-  artifacts?: Artifact[];
-  history?: Message[];
-  metadata?: Record<string, unknown>;
-}
-
-/** `ListTasksResponse`. */
-export interface ListTasksResponse {
-  tasks: Task[];
-  /** Empty on the last page (spec: always present). */
-  nextPageToken: string;
-  pageSize: number;
-  totalSize: number;
-}
-
-/** `TaskStatusUpdateEvent`. */
-export interface TaskStatusUpdateEvent {
-  taskId: string;
-  contextId: string;
-  status: TaskStatus;
-  metadata?: Record<string, unknown>;
-}
-
-/** `TaskArtifactUpdateEvent`. */
-export interface TaskArtifactUpdateEvent {
-  taskId: string;
-  contextId: string;
-  artifact: Artifact;
-  append: boolean;
-  lastChunk: boolean;
-  metadata?: Record<string, unknown>;
-}
-
-/** One SSE payload: exactly one of its members. */
-export type StreamResponse =
-  | { task: Task }
-  | { message: Message }
-  | { statusUpdate: TaskStatusUpdateEvent }
-  | { artifactUpdate: TaskArtifactUpdateEvent };
 
 /** `AgentInterface`: where and how the agent is served. */
 export interface AgentInterface {

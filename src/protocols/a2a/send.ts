@@ -25,7 +25,8 @@ import {
   resumeAnswers,
   userInput,
 } from "./request.ts";
-import type { MessageInput, SendMessageRequest, Task } from "./schemas.ts";
+import type { Task } from "./responses.ts";
+import type { MessageInput, SendMessageRequest } from "./schemas.ts";
 import { noteMessage, taskState, turnNote } from "./task.ts";
 
 /** A send request mapped onto a run request, ready to start. */

@@ -8,7 +8,7 @@ import type { A2aCall } from "./call.ts";
 import { A2aEncoder, type A2aFrame, a2aFrames, type TaskCursor, taskFrameId } from "./encoder.ts";
 import { a2aErrors } from "./errors.ts";
 import { getTask, latestRun, loadChain, stateName } from "./operations.ts";
-import type { Task, TaskState } from "./schemas.ts";
+import type { Task, TaskState } from "./responses.ts";
 import { buildTask, taskState } from "./task.ts";
 
 /**

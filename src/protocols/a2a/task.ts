@@ -9,15 +9,8 @@
 import type { Message as NativeMessage, Run, RunError, RunStatus } from "../../api/schemas.ts";
 import type { ChainState } from "../../runs/reads.ts";
 import { ALL_OUTPUT_MODES, describe, type OutputModes, pendingCalls } from "./request.ts";
-import type {
-  Artifact,
-  Message,
-  MessageInput,
-  Part,
-  Task,
-  TaskState,
-  TaskStatus,
-} from "./schemas.ts";
+import type { Artifact, Message, Part, Task, TaskState, TaskStatus } from "./responses.ts";
+import type { MessageInput } from "./schemas.ts";
 
 /** Run status → task state (docs/a2a.md). */
 export function taskState(status: RunStatus): TaskState {

@@ -26,6 +26,7 @@ import {
 } from "../../http/kit/mod.ts";
 import type { RunService } from "../../runs/service.ts";
 import { agUiFrames } from "./encoder.ts";
+import { AgUiEventSchema } from "./event_schemas.ts";
 import { type AgUiRunInput, resolveRunInput } from "./input.ts";
 import { openInterrupts } from "./interrupts.ts";
 import { NEW_THREAD, relabel, type ThreadView, toRunRequest } from "./request.ts";
@@ -204,6 +205,9 @@ async function* threadEvents(now: ThreadNow): AsyncGenerator<RunStreamItem> {
   };
 }
 
+/** An AG-UI event stream: `itemSchema` is the schema of each frame's `data:`. */
+const AG_UI_STREAM = { "text/event-stream": { itemSchema: AgUiEventSchema } };
+
 const RUN = createRoute({
   method: "post",
   path: "/run",
@@ -221,22 +225,15 @@ const RUN = createRoute({
   },
   responses: {
     200: {
-      description: "The run as AG-UI events.",
+      description: "The run as AG-UI events: each frame has `id:` (the run event's sequence " +
+        "number, the stream cursor), `event: <TYPE>` and `data:` the AG-UI event as JSON " +
+        "(`AgUiEvent`): RUN_STARTED, TEXT_MESSAGE_*, TOOL_CALL_*, STATE_*, MESSAGES_SNAPSHOT, " +
+        "STEP_*, CUSTOM, then RUN_FINISHED or RUN_ERROR.",
       headers: {
         "x-run-id": { description: "The run's id.", schema: { type: "string" } },
         "x-session-id": { description: "The session (thread) id.", schema: { type: "string" } },
       },
-      content: {
-        "text/event-stream": {
-          schema: {
-            type: "string",
-            description: "AG-UI events: each frame has `id:` (the run event's sequence number, " +
-              "the stream cursor), `event: <TYPE>` and `data:` the AG-UI event as JSON " +
-              "(camelCase): RUN_STARTED, TEXT_MESSAGE_*, TOOL_CALL_*, STATE_*, " +
-              "MESSAGES_SNAPSHOT, STEP_*, CUSTOM, then RUN_FINISHED or RUN_ERROR.",
-          },
-        },
-      },
+      content: AG_UI_STREAM,
     },
   },
   "x-errors": [...BODY_ERRORS, 404004, 409002, 409003, 503002],
@@ -263,16 +260,9 @@ const CONNECT = createRoute({
   },
   responses: {
     200: {
-      description: "The thread, and its run in progress, as AG-UI events.",
-      content: {
-        "text/event-stream": {
-          schema: {
-            type: "string",
-            description: "AG-UI events, as from `/run`; the frames that replay the run carry " +
-              "its events' ids, the thread's snapshots none.",
-          },
-        },
-      },
+      description: "The thread, and its run in progress, as AG-UI events (as from `/run`); " +
+        "the frames that replay the run carry its events' ids, the thread's snapshots none.",
+      content: AG_UI_STREAM,
     },
   },
   "x-errors": [...BODY_ERRORS, 410001],

@@ -16,7 +16,7 @@ import type {
   StreamResponse,
   TaskArtifactUpdateEvent,
   TaskStatusUpdateEvent,
-} from "../../../src/protocols/a2a/schemas.ts";
+} from "../../../src/protocols/a2a/responses.ts";
 
 const ids = { session_id: "ctx-1", run_id: "task-1" };
 
