@@ -3,6 +3,7 @@
  * PostgreSQL in a schema of its own that is dropped afterwards. Declare it with `await using` and
  * it is closed (and its files and schema removed) when the scope ends, pass or fail.
  */
+import { AgentdClient } from "../../client/mod.ts";
 import { ManifestSchema } from "../../src/config/schema.ts";
 import type { Config } from "../../src/config/schema.ts";
 import { createLogger } from "../../src/log.ts";
@@ -22,6 +23,8 @@ export interface TestServer extends AsyncDisposable {
   clock: TestClock;
   /** Every JSON log line the server wrote (at level debug), in order. */
   logs: string[];
+  /** The official client (`client/`) of the server, for the default tenant. */
+  client: AgentdClient;
   /** Fetches a path of the server with optional JSON body and tenant. */
   fetch(path: string, init?: RequestInit & { json?: unknown; tenant?: string }): Promise<Response>;
   close(): Promise<void>;
@@ -90,6 +93,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     config,
     clock,
     logs,
+    client: new AgentdClient({ baseUrl: server.url }),
     fetch(path, init = {}) {
       const headers = new Headers(init.headers);
       if (init.tenant !== undefined) headers.set("x-tenant-id", init.tenant);
