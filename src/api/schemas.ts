@@ -1,3 +1,4 @@
+// Over 400 lines: one vocabulary of small wire schemas that refer to each other, read as a whole.
 /**
  * Wire schemas of the native `/v1` API: request bodies, query strings and records. One zod schema
  * per shape gives validation, the TypeScript type and the OpenAPI document (`meta({ id })` names
