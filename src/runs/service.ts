@@ -220,8 +220,12 @@ export class RunService {
     return this.#store.getRun(tenant, runId);
   }
 
-  /** The session's running run, or null (one run at a time per session). */
+  /**
+   * The session's running run, or null (one run at a time per session); null too for a session
+   * that does not exist (yet): a thread a client names before its first run is an empty one.
+   */
   async runningRun(tenant: string, sessionId: string): Promise<Run | null> {
+    if (!(await this.#store.getSession(tenant, sessionId))) return null;
     const page = await this.#store.listRuns(tenant, sessionId, { statuses: ["running"] }, {
       per_page: 1,
     });

@@ -119,7 +119,8 @@ async function continuationId(
  * (without a cursor) or continued after the cursor (with the thread as of the cursor first, see
  * `agUiFrames`), to `RUN_FINISHED`. Without such a run, the thread as it is: `RUN_STARTED`,
  * `MESSAGES_SNAPSHOT`, `STATE_SNAPSHOT`, and a `RUN_FINISHED` that names what the thread waits
- * for (the interrupts of its last run, still open).
+ * for (the interrupts of its last run, still open), or the cancelled outcome when its last run was
+ * cancelled.
  */
 async function connectFrames(
   c: RouteContext<typeof CONNECT>,
@@ -154,6 +155,8 @@ interface ThreadNow {
   context: Record<string, unknown>;
   /** The thread's last run when it waits for something, else null. */
   waiting: Run | null;
+  /** Whether the thread's last run was cancelled (its answer may be cut). */
+  cancelled: boolean;
 }
 
 async function threadNow(
@@ -183,6 +186,7 @@ async function threadNow(
     messages: makeEvent("messages_snapshot", { messages: session?.messages ?? [] }),
     context: session?.context ?? {},
     waiting,
+    cancelled: last?.status === "cancelled",
   };
 }
 
@@ -197,7 +201,8 @@ async function* threadEvents(now: ThreadNow): AsyncGenerator<RunStreamItem> {
     event: makeEvent("run_finished", {
       session_id: threadId,
       run_id: runId,
-      status: waiting ? "interrupted" : "completed",
+      // As the last run's own stream ended: a cancelled run's cut answer does not look finished.
+      status: waiting ? "interrupted" : now.cancelled ? "cancelled" : "completed",
       interrupt_payload: waiting?.interrupt_payload ?? null,
       result: null,
       error: null,

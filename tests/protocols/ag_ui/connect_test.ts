@@ -160,8 +160,32 @@ for (const [label, pubsub] of pubsubs) {
         },
       );
       const agent = new ResumableAgent({ url: `${t.url}/ag-ui/run`, threadId });
-      await agent.connectAgent();
+      let outcome: string | undefined;
+      await agent.connectAgent({}, { onRunFinishedEvent: (e) => void (outcome = e.outcome) });
       assert.equal(agent.messages[0].content, WORDS);
+      // The cut answer does not look finished: the outcome the run's own stream ended with.
+      assert.equal(outcome, "cancelled");
+    });
+
+    await tt.step("a thread agentd has never seen is an empty one, not a 404", async () => {
+      const threadId = crypto.randomUUID();
+      const res = await post(t, "/ag-ui/connect", { threadId, runId: "r", messages: [] });
+      assert.equal(res.status, 200);
+      const types = checkStream(await res.text()).map((e) => e.type);
+      assert.deepEqual(types, [
+        "RUN_STARTED",
+        "MESSAGES_SNAPSHOT",
+        "STATE_SNAPSHOT",
+        "RUN_FINISHED",
+      ]);
+      // A new chat's first load through the official client: no error, nothing there.
+      const agent = new ResumableAgent({ url: `${t.url}/ag-ui/run`, threadId });
+      let outcome: string | undefined;
+      await agent.connectAgent({}, { onRunFinishedEvent: (e) => void (outcome = e.outcome) });
+      assert.deepEqual(agent.messages, []);
+      assert.equal(outcome, "success");
+      // Nothing was stored by looking.
+      assert.equal((await t.fetch(`/v1/sessions/${threadId}`)).status, 404);
     });
   });
 }
