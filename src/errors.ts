@@ -49,8 +49,8 @@ export const errors = {
   malformedJson: (detail: string) => new ApiError(400, 1, `malformed JSON body: ${detail}`),
   badTenant: (why: string) => new ApiError(400, 2, `invalid X-Tenant-ID header: ${why}`),
   badRequest: (message: string) => new ApiError(400, 3, message),
-  malformedHttp: () =>
-    new ApiError(400, 4, "malformed HTTP request (invalid request line or header bytes)"),
+  malformedHttp: (why = "invalid request line or header bytes") =>
+    new ApiError(400, 4, `malformed HTTP request (${why})`),
   unauthorized: () => new ApiError(401, 1, "missing or invalid API key"),
   tenantForbidden: () =>
     new ApiError(403, 1, "the API key is bound to another tenant than X-Tenant-ID names"),

@@ -14,8 +14,8 @@
  *   `MAX_REFUSING` such answers under way, more are closed at once. The cap is lowered to what
  *   the open-files limit leaves (open_files.ts), and the accept loop is watched (accept_watch.ts):
  *   a listener out of descriptors must not stop accepting for good;
- * - malformed requests (bad header bytes, 16 KiB of headers or URL exceeded) are answered 400/431
- *   with the JSON error body, and never reach the app.
+ * - malformed requests (bad header bytes, 16 KiB of headers or URL exceeded, no or an invalid
+ *   `Host`) are answered 400/431 with the JSON error body, and never reach the app.
  */
 import { getRequestListener } from "@hono/node-server";
 import type { Span } from "@opentelemetry/api";
@@ -83,6 +83,21 @@ export async function listen(
   const handle = getRequestListener(fetch, {
     // Leave the global Request/Response alone: the rest of the process (providers, tools) uses them.
     overrideGlobalObjects: false,
+    // A request the adapter cannot make a URL of (no `Host`, an invalid one, a backslash in the
+    // path) gets the JSON error body, not the adapter's bare 400; the app never sees it.
+    errorHandler: (err) => {
+      if (!(err instanceof Error) || err.name !== "RequestError") {
+        return Response.json(errors.internal().toBody(), { status: 500 });
+      }
+      metrics?.clientErrors.inc({ reason: "malformed" });
+      log.debug("client error", { reason: "malformed", error: err.message });
+      const error = errors.malformedHttp(err.message.toLowerCase());
+      // Closed after, like the listener's other answers to a malformed request.
+      return Response.json(error.toBody(), {
+        status: error.status,
+        headers: { connection: "close" },
+      });
+    },
   });
   // Sockets over the cap: their requests must never run (the client was told 503).
   const refused = new WeakSet<Socket>();
@@ -93,6 +108,9 @@ export async function listen(
     // Node checks the header and request timeouts on this interval (30 s by default, which would
     // let a 1 s timeout run for 31 s): a tenth of the shorter one keeps them within 10 %.
     connectionsCheckingInterval: Math.max(50, Math.min(1000, limits.header_timeout / 10)),
+    // Node's own answer to an HTTP/1.1 request without `Host` is a bare 400: the adapter's
+    // error handler above answers it with the JSON body instead.
+    requireHostHeader: false,
   }, (req: IncomingMessage, res: ServerResponse) => {
     if (refused.has(req.socket)) return;
     // Deno traces node:http requests but does not make the request's span the active one while

@@ -166,6 +166,21 @@ Deno.test("malformed requests get the JSON error body and never reach the app", 
     );
     assert.equal(res.status, 400);
   });
+  await tt.step("no Host header: 400004", async () => {
+    for (const version of ["1.1", "1.0"]) {
+      const res = parse((await exchange(port, `GET /healthz HTTP/${version}\r\n\r\n`)).text);
+      assert.equal(res.status, 400, `HTTP/${version}`);
+      assert.equal(res.body.code, 400004);
+      assert.match(String(res.body.message), /host/);
+      assert.match(res.headers, /content-type: application\/json/);
+    }
+  });
+  await tt.step("an invalid Host header: 400004", async () => {
+    const ex = await exchange(port, "GET /healthz HTTP/1.1\r\nHost: a/b@c\r\n\r\n");
+    const res = parse(ex.text);
+    assert.equal(res.status, 400);
+    assert.equal(res.body.code, 400004);
+  });
   await tt.step("a 20 KB URL: 431001", async () => {
     const res = parse(
       (await exchange(port, `GET /v1/runs/${"a".repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`)).text,
