@@ -79,14 +79,22 @@ const METHODS: Record<string, Method> = {
     };
   },
   async GetTask(c, params) {
-    const request = validate(GetTaskRequestSchema, params, "params");
+    const request = validate(
+      GetTaskRequestSchema,
+      jsonNames(params, GetTaskRequestSchema),
+      "params",
+    );
     const task = await getTask(call(c, request.tenant), request.id, {
       historyLength: request.historyLength,
     });
     return { result: task };
   },
   async ListTasks(c, params) {
-    const request = validate(ListTasksRequestSchema, params, "params");
+    const request = validate(
+      ListTasksRequestSchema,
+      jsonNames(params, ListTasksRequestSchema),
+      "params",
+    );
     return { result: await listTasks(call(c, request.tenant), request) };
   },
   async CancelTask(c, params) {
@@ -111,6 +119,32 @@ const METHODS: Record<string, Method> = {
     );
   },
 };
+
+/**
+ * `params` with the proto field names of the schema's top-level fields (`history_length`), which
+ * ProtoJSON parsers accept as well as the JSON names and some clients send, renamed to the JSON
+ * names (`historyLength`). Both names of one field at once is InvalidParams, as a duplicate field
+ * is to a ProtoJSON parser.
+ */
+function jsonNames(
+  params: Record<string, unknown>,
+  schema: { shape: Record<string, unknown> },
+): Record<string, unknown> {
+  const out = { ...params };
+  for (const [key, value] of Object.entries(params)) {
+    if (!key.includes("_")) continue;
+    const name = key.replace(/_([a-z0-9])/g, (_, ch: string) => ch.toUpperCase());
+    if (!Object.hasOwn(schema.shape, name)) continue;
+    if (Object.hasOwn(params, name)) {
+      throw a2aErrors.invalid(`params name the field ${name} twice (as ${key} too)`, [
+        { field: `params.${key}`, description: `the proto name of ${name}, which is given too` },
+      ]);
+    }
+    delete out[key];
+    out[name] = value;
+  }
+  return out;
+}
 
 /** Methods that take no params (`params` may be omitted). */
 const NO_PARAMS = new Set(["GetExtendedAgentCard"]);
@@ -160,7 +194,11 @@ export async function jsonRpcHandler(c: Ctx): Promise<Response> {
   }
 }
 
-/** Reads the body as JSON: bad JSON is `-32700`; size and media type errors are agentd's own. */
+/**
+ * Reads the body as JSON: bad JSON is `-32700`, a media type other than JSON is A2A's
+ * ContentTypeNotSupportedError (`-32005`, HTTP 200 like every A2A error here); the size limit is
+ * agentd's own (413001).
+ */
 async function readRequest(c: Ctx): Promise<unknown> {
   try {
     return await readJson(c, bodyLimit(c));
@@ -168,6 +206,12 @@ async function readRequest(c: Ctx): Promise<unknown> {
     const known = apiErrorOf(err);
     if (known?.code === 400001) {
       throw a2aErrors.jsonRpc(JSON_RPC.PARSE_ERROR, `parse error: ${known.message}`);
+    }
+    if (known?.code === 415001) {
+      throw a2aErrors.contentType(
+        "the JSON-RPC endpoint takes a JSON-RPC request as application/json",
+        { contentType: c.req.header("content-type")?.slice(0, 128) ?? "" },
+      );
     }
     throw err;
   }

@@ -84,15 +84,22 @@ Deno.test("jsonrpc: malformed requests get JSON-RPC's error codes, never a 5xx",
     }),
     -32602,
   );
+  // A body that is not JSON by its media type: A2A's ContentTypeNotSupportedError, as a JSON-RPC
+  // error (the id is unknown: the body was not read).
+  for (const type of ["text/plain", "application/x-www-form-urlencoded"]) {
+    const wrongType = await rpcError(
+      await rpc(t, null, {
+        raw: '{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"x"}}',
+        headers: { "content-type": type },
+      }),
+      -32005,
+      { id: null },
+    );
+    const info = wrongType.data?.[0] as { reason: string; metadata: { contentType: string } };
+    assert.equal(info.reason, "CONTENT_TYPE_NOT_SUPPORTED");
+    assert.equal(info.metadata.contentType, type);
+  }
   // agentd's own refusals keep their HTTP status, the native code as the error code.
-  await rpcError(
-    await rpc(t, null, {
-      raw: '{"jsonrpc":"2.0","id":1}',
-      headers: { "content-type": "text/plain" },
-    }),
-    415001,
-    { status: 415, id: null },
-  );
   const big = JSON.stringify({
     jsonrpc: "2.0",
     id: 13,
@@ -142,6 +149,35 @@ Deno.test("jsonrpc: A2A errors carry their codes and an ErrorInfo", async () => 
       .json();
   assert.equal(done.id, 7);
   assert.equal(done.result.task.status.state, "TASK_STATE_COMPLETED");
+  // The proto field name (`history_length`), which ProtoJSON parsers accept, works as the JSON
+  // name does; both at once is a duplicate field.
+  const historyOf = async (params: Record<string, unknown>) =>
+    (await (await rpc(t, {
+      jsonrpc: "2.0",
+      id: 70,
+      method: "GetTask",
+      params: { id: done.result.task.id, ...params },
+    })).json()).result.history.length;
+  assert.equal(await historyOf({}), 2, "the whole history without a length");
+  assert.equal(await historyOf({ historyLength: 1 }), 1);
+  assert.equal(await historyOf({ history_length: 1 }), 1);
+  const listed = await (await rpc(t, {
+    jsonrpc: "2.0",
+    id: 71,
+    method: "ListTasks",
+    params: { context_id: done.result.task.contextId, history_length: 1, page_size: 1 },
+  })).json();
+  assert.deepEqual(listed.result.tasks.map((x: { id: string }) => x.id), [done.result.task.id]);
+  assert.equal(listed.result.tasks[0].history.length, 1);
+  await rpcError(
+    await rpc(t, {
+      jsonrpc: "2.0",
+      id: 72,
+      method: "GetTask",
+      params: { id: done.result.task.id, historyLength: 1, history_length: 2 },
+    }),
+    -32602,
+  );
   await rpcError(
     await rpc(t, {
       jsonrpc: "2.0",
