@@ -121,17 +121,39 @@ export function protocolAddOns(manifest: Manifest): AddOn[] {
   return addOns;
 }
 
-/** Opens every service the configuration names and serves the HTTP API. */
-export async function startServer(
+/** The services of one configuration and the app serving them, without a listener. */
+export interface Services {
+  /** The HTTP application (`app.fetch` answers a `Request`). */
+  app: { fetch: (request: Request) => Response | Promise<Response> };
+  runs: RunService;
+  store: Store;
+  pubsub: PubSub;
+  metrics: AgentdMetrics;
+  log: Logger;
+  /** Starts each tool's first sandbox process ahead of the first call (nothing to wait for). */
+  prepareTools(): void;
+  /**
+   * Graceful stop of everything `startServices` opened: the runs (within `graceMs`), MCP servers
+   * and tools, then `beforeTransports` (the listener's close), then pub/sub and the store.
+   */
+  close(graceMs?: number, beforeTransports?: () => Promise<void>): Promise<void>;
+}
+
+/** Options of `startServices`: those of `startServer` that are not about listening. */
+export type ServicesOptions = Omit<ServerOptions, "host" | "port" | "handleSignals"> & {
+  /** Whether the listener is at its connection cap (`/readyz` answers 503003 then). */
+  saturated?: () => boolean;
+};
+
+/**
+ * Opens every service the configuration names (store, MCP servers, pub/sub, models, tools,
+ * engine, run service) and builds the app; `startServer` puts a listener in front of it, the
+ * serverless entry (serverless.ts) hands it to `deno serve`.
+ */
+export async function startServices(
   config: Config,
-  options: ServerOptions = {},
-): Promise<RunningServer> {
-  const http = config.manifest.http_server;
-  if (!http) {
-    throw new Error(
-      "the manifest has no http_server block: the HTTP API exists only when it has one",
-    );
-  }
+  options: ServicesOptions = {},
+): Promise<Services> {
   const env = Deno.env.toObject();
   const problems = await checkRuntime(config, env);
   if (problems.length > 0) throw new StartupError(problems);
@@ -218,54 +240,33 @@ export async function startServer(
     });
     await runs.open();
     metrics.runsActive.collectWith(() => metrics.runsActive.set(undefined, runs.activeCount));
-    // deno-lint-ignore prefer-const -- read by the app's readiness check, built before it
-    let listener: Listener | undefined;
     const app = createApp(
-      { config, store, runs, log, metrics, saturated: () => listener?.saturated ?? false },
+      { config, store, runs, log, metrics, saturated: options.saturated },
       protocolAddOns(config.manifest),
     );
-    listener = await listen(app.fetch, {
-      host: options.host ?? http.host,
-      port: options.port ?? http.port,
-      limits: http,
-      log,
+    const opened = pubsub;
+    return {
+      app,
+      runs,
+      store,
+      pubsub: opened,
       metrics,
-    });
-    const url = listener.url;
-    log.info("listening", { url, store: store.kind, pubsub: pubsub.kind, replica: runs.replicaId });
-    // Each tool's first sandbox process starts now, so even the first call finds one waiting.
-    for (const tool of tools.values()) {
-      tool.prepare?.().catch((err) =>
-        log.warn("tool could not be prepared", { tool: tool.name, error: String(err) })
-      );
-    }
-
-    let stopping: Promise<void> | undefined;
-    const shutdown = (graceMs = config.manifest.runtime.replica.shutdown_grace) =>
-      stopping ??= (async () => {
-        log.info("shutting down", { grace_ms: graceMs, active_runs: runs.activeCount });
+      log,
+      prepareTools() {
+        for (const tool of tools.values()) {
+          tool.prepare?.().catch((err) =>
+            log.warn("tool could not be prepared", { tool: tool.name, error: String(err) })
+          );
+        }
+      },
+      async close(graceMs = config.manifest.runtime.replica.shutdown_grace, beforeTransports) {
         await runs.shutdown(graceMs);
         await mcp!.close();
         await closeTools(tools);
-        await listener.close();
-        await pubsub!.close();
+        await beforeTransports?.();
+        await opened.close();
         await store.close();
-        log.info("stopped");
-      })();
-
-    if (options.handleSignals) {
-      for (const signal of ["SIGINT", "SIGTERM"] as const) {
-        Deno.addSignalListener(signal, () => void shutdown());
-      }
-    }
-    return {
-      url,
-      port: listener.port,
-      runs,
-      store,
-      metrics,
-      shutdown,
-      finished: listener.finished,
+      },
     };
   } catch (err) {
     await mcp?.close().catch(() => {});
@@ -274,6 +275,73 @@ export async function startServer(
     await store.close().catch(() => {});
     throw err;
   }
+}
+
+/** Opens every service the configuration names and serves the HTTP API. */
+export async function startServer(
+  config: Config,
+  options: ServerOptions = {},
+): Promise<RunningServer> {
+  const http = config.manifest.http_server;
+  if (!http) {
+    throw new Error(
+      "the manifest has no http_server block: the HTTP API exists only when it has one",
+    );
+  }
+  // Read by the app's readiness check, which is built before the listener.
+  let listener: Listener | undefined;
+  const services = await startServices(config, {
+    log: options.log,
+    logWrite: options.logWrite,
+    replicaId: options.replicaId,
+    clock: options.clock,
+    saturated: () => listener?.saturated ?? false,
+  });
+  const { runs, store, metrics, log } = services;
+  try {
+    listener = await listen(services.app.fetch, {
+      host: options.host ?? http.host,
+      port: options.port ?? http.port,
+      limits: http,
+      log,
+      metrics,
+    });
+  } catch (err) {
+    await services.close(0).catch(() => {});
+    throw err;
+  }
+  const url = listener.url;
+  log.info("listening", {
+    url,
+    store: store.kind,
+    pubsub: services.pubsub.kind,
+    replica: runs.replicaId,
+  });
+  // Each tool's first sandbox process starts now, so even the first call finds one waiting.
+  services.prepareTools();
+
+  let stopping: Promise<void> | undefined;
+  const shutdown = (graceMs = config.manifest.runtime.replica.shutdown_grace) =>
+    stopping ??= (async () => {
+      log.info("shutting down", { grace_ms: graceMs, active_runs: runs.activeCount });
+      await services.close(graceMs, () => listener.close());
+      log.info("stopped");
+    })();
+
+  if (options.handleSignals) {
+    for (const signal of ["SIGINT", "SIGTERM"] as const) {
+      Deno.addSignalListener(signal, () => void shutdown());
+    }
+  }
+  return {
+    url,
+    port: listener.port,
+    runs,
+    store,
+    metrics,
+    shutdown,
+    finished: listener.finished,
+  };
 }
 
 /** `derive` of its latest input, computed again only when the input is another object. */
