@@ -2,7 +2,6 @@
  * HCL manifests: text -> the raw object tree (hcl2json's shape, blocks as lists of bodies), with
  * `${env.NAME:-default}` shielded from HCL and its diagnostics rewritten as `file:line:col` lines.
  */
-import { parse as parseHclText } from "@cdktn/hcl2json";
 import { ConfigError } from "./errors.ts";
 import { isPlainObject } from "./tree.ts";
 
@@ -19,6 +18,9 @@ export async function parseHcl(text: string, filename: string): Promise<unknown>
     DEFAULT_IN_SOURCE,
     (_, ref) => OPEN_SENTINEL + ref + DEFAULT_SENTINEL,
   );
+  // Loaded on first use: its WebAssembly (a Go program, ~2 MB gzipped) costs a JSON manifest
+  // nothing then.
+  const { parse: parseHclText } = await import("@cdktn/hcl2json");
   let raw: unknown;
   try {
     raw = await parseHclText(filename, shielded);
