@@ -26,4 +26,9 @@ export {
 export { FAST_VARIABLE, slowOptions, slowTest } from "./slow.ts";
 export { openTestStore, type TestStore, type TestStoreOptions } from "./store.ts";
 export { type TempDir, tempDir } from "./temp.ts";
-export { type ServerProcess, type ServerProcessOptions, startServerProcess } from "./process.ts";
+export {
+  DEPLOY_PERMISSIONS,
+  type ServerProcess,
+  type ServerProcessOptions,
+  startServerProcess,
+} from "./process.ts";

@@ -39,7 +39,22 @@ export interface ServerProcessOptions {
   name?: string;
   /** The open-files limit (`ulimit -n`) of the process, set with `prlimit`; the test's by default. */
   openFiles?: number;
+  /**
+   * Run the serverless entry instead (`deno serve serverless.ts`, the manifest's path in
+   * `AGENTD_MANIFEST`) with Deno Deploy's permissions: no subprocesses, no writes, no FFI.
+   */
+  serverless?: boolean;
 }
+
+/** The permissions of `deno serve serverless.ts` under Deno Deploy's constraints. */
+export const DEPLOY_PERMISSIONS = [
+  "--allow-net",
+  "--allow-env",
+  "--allow-read",
+  "--deny-run",
+  "--deny-write",
+  "--deny-ffi",
+];
 
 /** Starts `main.ts serve` on a free loopback port and waits for its "listening" line. */
 export async function startServerProcess(options: ServerProcessOptions): Promise<ServerProcess> {
@@ -56,19 +71,33 @@ export async function startServerProcess(options: ServerProcessOptions): Promise
   }
   const removeOwn = () => own ? Deno.remove(own, { recursive: true }).catch(() => {}) : undefined;
   const inherited = Object.entries(Deno.env.toObject()).filter(([k]) => !k.startsWith("AGENT__"));
-  const serve = [
-    Deno.execPath(),
-    "run",
-    "-A",
-    "--no-prompt",
-    `${ROOT}main.ts`,
-    "serve",
-    manifestPath,
-    "--host",
-    "127.0.0.1",
-    "--port",
-    "0",
-  ];
+  const serve = options.serverless
+    ? [
+      Deno.execPath(),
+      "serve",
+      "--config",
+      `${ROOT}deno.json`,
+      ...DEPLOY_PERMISSIONS,
+      "--no-prompt",
+      "--host",
+      "127.0.0.1",
+      "--port",
+      "0",
+      `${ROOT}serverless.ts`,
+    ]
+    : [
+      Deno.execPath(),
+      "run",
+      "-A",
+      "--no-prompt",
+      `${ROOT}main.ts`,
+      "serve",
+      manifestPath,
+      "--host",
+      "127.0.0.1",
+      "--port",
+      "0",
+    ];
   // prlimit execs the command, so the child's pid is the server's.
   const command = options.openFiles === undefined
     ? serve
@@ -77,20 +106,29 @@ export async function startServerProcess(options: ServerProcessOptions): Promise
     args: command.slice(1),
     cwd: dirname(manifestPath),
     clearEnv: true,
-    env: { ...Object.fromEntries(inherited), ...options.env },
+    env: {
+      ...Object.fromEntries(inherited),
+      ...(options.serverless ? { AGENTD_MANIFEST: manifestPath } : {}),
+      ...options.env,
+    },
     stdin: "null",
     stdout: "piped",
     stderr: "piped",
   }).spawn();
   const logs: string[] = [];
   const listening = Promise.withResolvers<string>();
-  // `serve` prints `agentd <version> listening on <url>` on stdout whatever the log level.
+  // `serve` prints `agentd <version> listening on <url>` on stdout whatever the log level;
+  // `deno serve` prints `deno serve: Listening on <url>/` on stderr.
+  const watch = (line: string) => {
+    const url = /[Ll]istening on (http\S+?)\/?$/.exec(line)?.[1];
+    if (url) listening.resolve(url);
+  };
   const drained = Promise.all([
-    lines(child.stdout, (line) => {
-      const url = /listening on (\S+)/.exec(line)?.[1];
-      if (url) listening.resolve(url);
+    lines(child.stdout, watch),
+    lines(child.stderr, (line) => {
+      logs.push(line);
+      watch(line);
     }),
-    lines(child.stderr, (line) => logs.push(line)),
   ]).then(() =>
     listening.reject(new Error(`${name} exited before listening:\n${logs.join("\n")}`))
   );
