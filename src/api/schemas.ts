@@ -28,8 +28,31 @@ export const DataPartSchema = z.object({
   type: z.literal("data").describe("A structured JSON part."),
   value: z.unknown().describe("Any JSON value (a tool result, an A2A data part)."),
 }).strict().meta({ id: "DataPart", description: "A part of a message's content: JSON data." });
+/** What a provider attached to a part, by provider (a signature, an encrypted value). */
+export const ProviderMetadataSchema = z.record(z.string(), z.record(z.string(), z.unknown()))
+  .meta({
+    id: "ProviderMetadata",
+    description:
+      "What the provider attached to a part, by provider (`anthropic`, `google`, ...): " +
+      "signatures and encrypted values the next request sends back as they were received.",
+  });
+/** A reasoning part of an assistant message (our addition: thinking, thought summaries). */
+export const ReasoningPartSchema = z.object({
+  type: z.literal("reasoning").describe("The model's reasoning before its answer."),
+  value: z.string().describe("The reasoning text (empty when the provider sent it encrypted)."),
+  provider_metadata: ProviderMetadataSchema.optional().describe(
+    "The provider's signature or encrypted value of this reasoning, sent back with it.",
+  ),
+}).strict().meta({
+  id: "ReasoningPart",
+  description: "A part of an assistant message's content: the model's reasoning.",
+});
 /** A content part of a message. */
-export const PartSchema = z.discriminatedUnion("type", [TextPartSchema, DataPartSchema]).meta({
+export const PartSchema = z.discriminatedUnion("type", [
+  TextPartSchema,
+  DataPartSchema,
+  ReasoningPartSchema,
+]).meta({
   id: "Part",
   description: "A content part of a message, by `type`.",
 });
@@ -41,6 +64,9 @@ export const ToolCallSchema = z.object({
   ),
   name: z.string().min(1).describe("The tool called."),
   arguments: z.record(z.string(), z.unknown()).describe("The call's arguments (a JSON object)."),
+  provider_metadata: ProviderMetadataSchema.optional().describe(
+    "What the provider attached to the call (Gemini's thought signature), sent back with it.",
+  ),
 }).strict().meta({ id: "ToolCall", description: "A tool call the assistant made." });
 
 /** Message roles the native API accepts and returns. */

@@ -2,19 +2,18 @@
  * Conversation helpers: the messages the engine writes (assistant turns, tool results) and the
  * questions it asks of a conversation (which tool calls are still unanswered).
  */
-import type { Message, MessageInput, ToolCall } from "../api/schemas.ts";
+import type { Message, MessageInput, Part, ToolCall } from "../api/schemas.ts";
 
-/** Builds an assistant message; `message_id` is the id its streamed events carried. */
+/**
+ * Builds an assistant message; `message_id` is the id its streamed events carried, `content` its
+ * reasoning and text in the order the model gave them.
+ */
 export function assistantMessage(
   messageId: string,
-  text: string,
+  content: Part[],
   toolCalls: ToolCall[],
 ): MessageInput {
-  const message: MessageInput = {
-    message_id: messageId,
-    role: "assistant",
-    content: text ? [{ type: "text", value: text }] : [],
-  };
+  const message: MessageInput = { message_id: messageId, role: "assistant", content };
   if (toolCalls.length > 0) message.tool_calls = toolCalls;
   return message;
 }

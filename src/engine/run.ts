@@ -9,13 +9,15 @@ import type { Message, RunError, ToolCall } from "../api/schemas.ts";
 import { ModelError } from "../models/mod.ts";
 import type { Logger } from "../log.ts";
 import type { Tool } from "../tools/mod.ts";
-import { abortable, abortableIter, RunCancelled } from "./async.ts";
+import { Answer } from "./answer.ts";
+import { abortable, RunCancelled } from "./async.ts";
 import { assistantMessage, messageText, toolMessage, toolResultValue } from "./conversation.ts";
 import { makeEvent, type RunEvent, type RunEventPayloads } from "../api/events.ts";
 import { errorDetail, internalError, runErrorOf } from "./run_error.ts";
 import { OpenEvents } from "./open_events.ts";
 import { loadStart } from "./start.ts";
 import type { Context } from "./state.ts";
+import { streamStep } from "./model_step.ts";
 import { StepWriter } from "./step_writer.ts";
 import { callServerTool } from "./tool_call.ts";
 import type {
@@ -61,7 +63,7 @@ class Execution {
   /** Events opened and not yet closed, so a failure can close them before `run_finished`. */
   private readonly open = new OpenEvents();
   /** The assistant message of the model step in progress. */
-  private partial: { message_id: string; text: string } | null = null;
+  private partial: { message_id: string; answer: Answer } | null = null;
   /** The engine's logger with this run's ids on every line. */
   private readonly log: Logger;
 
@@ -211,7 +213,8 @@ class Execution {
     yield* this.beginStep("model");
     this.modelSteps++;
     const message_id = crypto.randomUUID();
-    this.partial = { message_id, text: "" };
+    const answer = new Answer();
+    this.partial = { message_id, answer };
     const stream = await abortable(
       this.deps.models.open(this.setup.model, {
         system: this.setup.system,
@@ -221,57 +224,23 @@ class Execution {
       this.signal,
     );
 
-    const calls: ToolCall[] = [];
-    /** Started calls, and whether their arguments were streamed as deltas. */
-    const started = new Map<string, { streamed: boolean }>();
-    const startCall = (id: string, name: string): RunEvent => {
-      started.set(id, { streamed: false });
-      return this.open.callStarted(id, name, message_id);
-    };
-
-    for await (const ev of abortableIter(stream.events, this.signal)) {
-      switch (ev.type) {
-        case "text-delta":
-          if (!ev.delta) break;
-          this.partial.text += ev.delta;
-          yield* this.open.text(message_id, ev.delta);
-          break;
-        case "tool-call-start":
-          yield* this.open.textEnd();
-          if (!started.has(ev.id)) yield startCall(ev.id, ev.name);
-          break;
-        case "tool-call-delta": {
-          // Without a start the name is unknown; the arguments then go out whole with `tool-call`.
-          const s = started.get(ev.id);
-          if (!s || !ev.delta) break;
-          s.streamed = true;
-          yield makeEvent("tool_call_args", { tool_call_id: ev.id, delta: ev.delta });
-          break;
-        }
-        case "tool-call": {
-          yield* this.open.textEnd();
-          if (!started.has(ev.id)) yield startCall(ev.id, ev.name);
-          if (!started.get(ev.id)!.streamed) {
-            const delta = JSON.stringify(ev.arguments);
-            yield makeEvent("tool_call_args", { tool_call_id: ev.id, delta });
-          }
-          yield this.open.callEnded(ev.id);
-          calls.push({ id: ev.id, name: ev.name, arguments: ev.arguments });
-          break;
-        }
-        case "finish":
-          break;
-      }
-    }
+    const { calls } = yield* streamStep(stream.events, {
+      open: this.open,
+      answer,
+      message_id,
+      signal: this.signal,
+    });
     // A source that just stops on abort must not pass for a complete answer.
     if (this.signal.aborted) throw new RunCancelled();
     yield* this.open.textEnd();
     // Calls the stream started but never completed cannot be run; close their events.
     yield* this.open.callsEnd();
 
-    const text = this.partial.text;
+    const text = answer.text;
     this.partial = null;
-    if (text || calls.length > 0) this.writes.add([assistantMessage(message_id, text, calls)]);
+    if (!answer.empty || calls.length > 0) {
+      this.writes.add([assistantMessage(message_id, answer.parts(), calls)]);
+    }
     // A step without calls is the run's last.
     await this.checkpoint([], calls.length === 0);
     yield* this.open.stepFinished();
@@ -348,8 +317,8 @@ class Execution {
       try {
         const partial = this.partial;
         this.partial = null;
-        if (partial?.text) {
-          this.writes.add([assistantMessage(partial.message_id, partial.text, [])]);
+        if (partial?.answer.text) {
+          this.writes.add([assistantMessage(partial.message_id, partial.answer.parts(), [])]);
         }
         if (this.writes.dirty) await this.checkpoint([], true);
       } catch (persistError) {

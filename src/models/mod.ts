@@ -18,5 +18,7 @@ export type {
   ModelRequest,
   ModelStream,
   ModelTool,
+  ModelUsage,
+  ProviderMetadata,
   ResolvedModel,
 } from "./types.ts";

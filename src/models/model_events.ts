@@ -1,11 +1,21 @@
 /**
  * The events of an established model stream: the AI SDK's stream parts mapped onto our
- * `ModelEvent`s (text deltas; tool calls as start, argument deltas and the whole call; the finish
- * with its usage). A failure here is mid-stream: a `ModelError`, never retried.
+ * `ModelEvent`s (text deltas; reasoning blocks with the provider metadata the next request must
+ * send back; tool calls as start, argument deltas and the whole call; calls the provider runs
+ * itself and their results; warnings; the finish with its reasons and usage). A failure here is
+ * mid-stream: a `ModelError`, never retried. docs/models.md lists what is carried and what is
+ * dropped.
  */
 import type { Established, OpenContext } from "./attempt.ts";
 import { errorMessage, isRecord } from "./failures.ts";
-import { ModelError, type ModelEvent } from "./types.ts";
+import {
+  keptMetadata,
+  mergeMetadata,
+  refusalExplanation,
+  usageOf,
+  warningText,
+} from "./stream_parts.ts";
+import { ModelError, type ModelEvent, type ProviderMetadata } from "./types.ts";
 
 /** Maps the established stream to our events; failures here are mid-stream and not retried. */
 export async function* modelEvents(
@@ -29,6 +39,16 @@ export async function* modelEvents(
       attempts,
     );
   const started = new Set<string>();
+  /** Calls the provider runs itself: their input is not streamed as ours. */
+  const providerRun = new Set<string>();
+  /** Reasoning blocks open, with the metadata gathered so far. */
+  const reasoning = new Map<string, ProviderMetadata | undefined>();
+  function* endReasoning(id: string): Generator<ModelEvent> {
+    if (!reasoning.has(id)) return;
+    const provider_metadata = keptMetadata(reasoning.get(id));
+    reasoning.delete(id);
+    yield { type: "reasoning-end", id, ...(provider_metadata ? { provider_metadata } : {}) };
+  }
   let firstToken = false;
   let finished = false;
   let done = false;
@@ -61,16 +81,67 @@ export async function* modelEvents(
           token();
           yield { type: "text-delta", delta: part.delta };
           break;
+        case "reasoning-start":
+          token();
+          yield* endReasoning(part.id);
+          reasoning.set(part.id, part.providerMetadata as ProviderMetadata | undefined);
+          yield { type: "reasoning-start", id: part.id };
+          break;
+        case "reasoning-delta":
+          if (!reasoning.has(part.id)) {
+            reasoning.set(part.id, undefined);
+            yield { type: "reasoning-start", id: part.id };
+          }
+          reasoning.set(
+            part.id,
+            mergeMetadata(reasoning.get(part.id), part.providerMetadata as ProviderMetadata),
+          );
+          if (part.delta !== "") yield { type: "reasoning-delta", id: part.id, delta: part.delta };
+          break;
+        case "reasoning-end":
+          if (!reasoning.has(part.id)) break;
+          reasoning.set(
+            part.id,
+            mergeMetadata(reasoning.get(part.id), part.providerMetadata as ProviderMetadata),
+          );
+          yield* endReasoning(part.id);
+          break;
+        case "stream-start":
+          if (part.warnings.length > 0) {
+            yield { type: "warnings", warnings: part.warnings.map(warningText) };
+          }
+          break;
         case "tool-input-start":
           token();
+          if (part.providerExecuted) {
+            providerRun.add(part.id);
+            break;
+          }
           started.add(part.id);
           yield { type: "tool-call-start", id: part.id, name: part.toolName };
           break;
         case "tool-input-delta":
+          if (providerRun.has(part.id)) break;
           if (part.delta !== "") yield { type: "tool-call-delta", id: part.id, delta: part.delta };
           break;
         case "tool-call": {
-          if (part.providerExecuted) break;
+          const provider_metadata = keptMetadata(part.providerMetadata as ProviderMetadata);
+          const meta = provider_metadata ? { provider_metadata } : {};
+          if (part.providerExecuted) {
+            token();
+            let input: unknown = part.input;
+            try {
+              input = JSON.parse(part.input);
+            } catch { /* kept as the text the provider sent */ }
+            yield {
+              type: "provider-tool-call",
+              id: part.toolCallId,
+              name: part.toolName,
+              arguments: input,
+              ...meta,
+            };
+            break;
+          }
           const input = part.input.trim() === "" ? "{}" : part.input;
           // Providers that deliver a call in one piece still get the start/delta/call sequence.
           if (!started.has(part.toolCallId)) {
@@ -87,22 +158,42 @@ export async function* modelEvents(
           if (!isRecord(args) || Array.isArray(args)) {
             throw fail(`tool call ${part.toolName} has arguments that are not a JSON object`);
           }
-          yield { type: "tool-call", id: part.toolCallId, name: part.toolName, arguments: args };
+          yield {
+            type: "tool-call",
+            id: part.toolCallId,
+            name: part.toolName,
+            arguments: args,
+            ...meta,
+          };
+          break;
+        }
+        case "tool-result": {
+          if (part.preliminary) break;
+          const provider_metadata = keptMetadata(part.providerMetadata as ProviderMetadata);
+          yield {
+            type: "provider-tool-result",
+            id: part.toolCallId,
+            name: part.toolName,
+            result: part.result,
+            is_error: part.isError === true,
+            ...(provider_metadata ? { provider_metadata } : {}),
+          };
           break;
         }
         case "finish": {
           if (part.finishReason.unified === "interrupted") {
             throw fail("the provider stream ended before the response was complete");
           }
+          for (const id of [...reasoning.keys()]) yield* endReasoning(id);
           finished = true;
-          const usage: { input_tokens?: number; output_tokens?: number } = {};
-          if (part.usage.inputTokens.total !== undefined) {
-            usage.input_tokens = part.usage.inputTokens.total;
-          }
-          if (part.usage.outputTokens.total !== undefined) {
-            usage.output_tokens = part.usage.outputTokens.total;
-          }
-          yield { type: "finish", reason: part.finishReason.unified, usage };
+          const explanation = refusalExplanation(part.providerMetadata as ProviderMetadata);
+          yield {
+            type: "finish",
+            reason: part.finishReason.unified,
+            ...(part.finishReason.raw ? { raw_reason: part.finishReason.raw } : {}),
+            usage: usageOf(part.usage),
+            ...(explanation ? { explanation } : {}),
+          };
           break;
         }
         case "error":

@@ -9,10 +9,12 @@ import type {
   LanguageModelV4FunctionTool,
   LanguageModelV4Message,
   LanguageModelV4Prompt,
+  LanguageModelV4ReasoningPart,
   LanguageModelV4TextPart,
   LanguageModelV4ToolCallPart,
   LanguageModelV4ToolResultOutput,
   LanguageModelV4ToolResultPart,
+  SharedV4ProviderOptions,
 } from "@ai-sdk/provider";
 import type { Message, Part } from "../api/schemas.ts";
 import type { InferenceParams } from "../config/schema/agent.ts";
@@ -24,14 +26,36 @@ export interface PromptOptions {
   inlineSystem: boolean;
 }
 
-/** Renders one part as text: data parts become their JSON. */
+/** Renders one part as text: data parts become their JSON, reasoning is not text. */
 function partText(part: Part): string {
+  if (part.type === "reasoning") return "";
   return part.type === "text" ? part.value : JSON.stringify(part.value ?? null);
 }
 
 /** Text parts of a message, leaving out empty ones (Anthropic rejects empty text blocks). */
 function textParts(parts: Part[]): LanguageModelV4TextPart[] {
   return parts.map(partText).filter((t) => t !== "").map((text) => ({ type: "text", text }));
+}
+
+/**
+ * An assistant message's content in order: reasoning with the provider metadata it came with
+ * (Anthropic's signed thinking must precede its `tool_use`), then text. A reasoning part without
+ * text or metadata has nothing to send back.
+ */
+function assistantParts(
+  parts: Part[],
+): Array<LanguageModelV4TextPart | LanguageModelV4ReasoningPart> {
+  return parts.flatMap((part): Array<LanguageModelV4TextPart | LanguageModelV4ReasoningPart> => {
+    if (part.type !== "reasoning") return textParts([part]);
+    if (part.value === "" && !part.provider_metadata) return [];
+    return [{
+      type: "reasoning",
+      text: part.value,
+      ...(part.provider_metadata
+        ? { providerOptions: part.provider_metadata as SharedV4ProviderOptions }
+        : {}),
+    }];
+  });
 }
 
 /** The output of a tool message: a lone data part stays JSON, anything else is text. */
@@ -76,9 +100,9 @@ export function toPrompt(
       }
       case "assistant": {
         conversationStarted = true;
-        const content: Array<LanguageModelV4TextPart | LanguageModelV4ToolCallPart> = textParts(
-          message.content,
-        );
+        const content: Array<
+          LanguageModelV4TextPart | LanguageModelV4ReasoningPart | LanguageModelV4ToolCallPart
+        > = assistantParts(message.content);
         for (const call of message.tool_calls ?? []) {
           toolNames.set(call.id, call.name);
           content.push({
@@ -86,6 +110,9 @@ export function toPrompt(
             toolCallId: call.id,
             toolName: call.name,
             input: call.arguments,
+            ...(call.provider_metadata
+              ? { providerOptions: call.provider_metadata as SharedV4ProviderOptions }
+              : {}),
           });
         }
         if (content.length === 0) content.push({ type: "text", text: "" });

@@ -43,16 +43,69 @@ export interface ModelRequest {
   tools: ModelTool[];
 }
 
+/** Provider metadata of a part, by provider options key (`anthropic: { signature }`). */
+export type ProviderMetadata = Record<string, Record<string, unknown>>;
+
+/** Tokens one model call used, as the provider reported them (a field it did not report is absent). */
+export interface ModelUsage {
+  /** Prompt tokens, cached ones included. */
+  input_tokens?: number;
+  /** Completion tokens, reasoning included. */
+  output_tokens?: number;
+  /** Of the output, the reasoning tokens. */
+  reasoning_tokens?: number;
+  /** Of the input, the tokens read from the provider's prompt cache. */
+  cached_input_tokens?: number;
+}
+
 /** One event of an established model response stream. */
 export type ModelEvent =
   | { type: "text-delta"; delta: string }
+  /** A block of reasoning begins (`id` is the block's id in this stream). */
+  | { type: "reasoning-start"; id: string }
+  | { type: "reasoning-delta"; id: string; delta: string }
+  /**
+   * The block is complete; `provider_metadata` is everything the provider attached to it (a
+   * signature, an encrypted value) that the next request must send back.
+   */
+  | { type: "reasoning-end"; id: string; provider_metadata?: ProviderMetadata }
   | { type: "tool-call-start"; id: string; name: string }
   | { type: "tool-call-delta"; id: string; delta: string }
-  | { type: "tool-call"; id: string; name: string; arguments: Record<string, unknown> }
+  | {
+    type: "tool-call";
+    id: string;
+    name: string;
+    arguments: Record<string, unknown>;
+    provider_metadata?: ProviderMetadata;
+  }
+  /** A call the provider runs itself (web search, an MCP connector); agentd never runs it. */
+  | {
+    type: "provider-tool-call";
+    id: string;
+    name: string;
+    arguments: unknown;
+    provider_metadata?: ProviderMetadata;
+  }
+  /** The result of a provider-run call. */
+  | {
+    type: "provider-tool-result";
+    id: string;
+    name: string;
+    result: unknown;
+    is_error: boolean;
+    provider_metadata?: ProviderMetadata;
+  }
+  /** Warnings of the provider about the request (unsupported settings, placeholders). */
+  | { type: "warnings"; warnings: string[] }
   | {
     type: "finish";
+    /** The unified reason: `stop`, `length`, `content-filter`, `tool-calls`, `other`. */
     reason: string;
-    usage?: { input_tokens?: number; output_tokens?: number };
+    /** The provider's own reason (`max_tokens`, `refusal`, `MAX_TOKENS`), when it gave one. */
+    raw_reason?: string;
+    usage?: ModelUsage;
+    /** The provider's explanation of a refusal, when it gave one. */
+    explanation?: string;
   };
 
 /** An established model response. */

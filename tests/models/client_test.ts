@@ -35,7 +35,8 @@ Deno.test("openai: streams text, finish and usage; request carries system and me
   assert.deepEqual(events.at(-1), {
     type: "finish",
     reason: "stop",
-    usage: { input_tokens: 11, output_tokens: 7 },
+    raw_reason: "stop",
+    usage: { input_tokens: 11, output_tokens: 7, reasoning_tokens: 0, cached_input_tokens: 0 },
   });
   assert.equal(server.requests.length, 1);
   const req = server.requests[0];
@@ -387,7 +388,12 @@ Deno.test("anthropic: text and tool_use stream; request in the Messages format",
     { type: "tool-call-delta", id: "toolu_1", delta: '{"city"' },
     { type: "tool-call-delta", id: "toolu_1", delta: ': "Rome"}' },
     { type: "tool-call", id: "toolu_1", name: "weather", arguments: { city: "Rome" } },
-    { type: "finish", reason: "tool-calls", usage: { input_tokens: 12, output_tokens: 9 } },
+    {
+      type: "finish",
+      reason: "tool-calls",
+      raw_reason: "tool_use",
+      usage: { input_tokens: 12, output_tokens: 9, cached_input_tokens: 0 },
+    },
   ]);
   const req = server.requests[0];
   assert.equal(req.path, "/v1/messages");
@@ -543,7 +549,8 @@ Deno.test("google: text and a whole function call; generateContent wire format",
   assert.deepEqual(events.at(-1), {
     type: "finish",
     reason: "tool-calls",
-    usage: { input_tokens: 5, output_tokens: 4 },
+    raw_reason: "STOP",
+    usage: { input_tokens: 5, output_tokens: 4, reasoning_tokens: 0, cached_input_tokens: 0 },
   });
   const req = server.requests[0];
   assert.equal(req.path, "/v1beta/models/google-fake-model:streamGenerateContent");

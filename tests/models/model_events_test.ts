@@ -163,7 +163,14 @@ Deno.test("model events: text, a streamed call, a whole call, then the finish", 
     { type: "tool-call-start", id: "c2", name: "now" },
     { type: "tool-call-delta", id: "c2", delta: "{}" },
     { type: "tool-call", id: "c2", name: "now", arguments: {} },
-    { type: "finish", reason: "stop", usage: { input_tokens: 3, output_tokens: 4 } },
+    // A call the provider runs is its own event: never one agentd runs.
+    { type: "provider-tool-call", id: "p1", name: "web", arguments: {} },
+    {
+      type: "finish",
+      reason: "stop",
+      raw_reason: "stop",
+      usage: { input_tokens: 3, output_tokens: 4 },
+    },
   ]);
 });
 

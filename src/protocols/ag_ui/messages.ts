@@ -36,9 +36,13 @@ export function toAgUiMessage(message: Message): AgUiMessage {
   }
 }
 
-/** The text of parts: text as is, structured data as JSON. */
+/**
+ * The text of parts: text as is, structured data as JSON. Reasoning is not part of a message's
+ * content in AG-UI (it travels as `REASONING_*` events).
+ */
 function partsText(parts: Part[]): string {
-  return parts.map((p) => p.type === "text" ? p.value : JSON.stringify(p.value ?? null)).join("");
+  return parts.filter((p) => p.type !== "reasoning")
+    .map((p) => p.type === "text" ? p.value : JSON.stringify(p.value ?? null)).join("");
 }
 
 /**

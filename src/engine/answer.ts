@@ -1,0 +1,61 @@
+/**
+ * The content of the assistant message a model step is writing, in the order the model gave it:
+ * reasoning blocks (with the provider metadata the next request sends back) and text.
+ */
+import type { Part } from "../api/schemas.ts";
+import type { ProviderMetadata } from "../models/mod.ts";
+
+type Reasoning = Extract<Part, { type: "reasoning" }>;
+
+/** An assistant answer being streamed. */
+export class Answer {
+  readonly #parts: Part[] = [];
+  /** Reasoning blocks by the stream's block id. */
+  readonly #reasoning = new Map<string, Reasoning>();
+  #text = "";
+
+  /** The answer's text so far (reasoning left out). */
+  get text(): string {
+    return this.#text;
+  }
+
+  /** Appends text (to the last part when it is text, else as a new part). */
+  addText(delta: string): void {
+    this.#text += delta;
+    const last = this.#parts.at(-1);
+    if (last?.type === "text") last.value += delta;
+    else this.#parts.push({ type: "text", value: delta });
+  }
+
+  /** Opens a reasoning block. */
+  startReasoning(id: string): void {
+    const part: Reasoning = { type: "reasoning", value: "" };
+    this.#reasoning.set(id, part);
+    this.#parts.push(part);
+  }
+
+  /** Appends reasoning text to block `id` (opening it when the stream did not). */
+  addReasoning(id: string, delta: string): void {
+    if (!this.#reasoning.has(id)) this.startReasoning(id);
+    this.#reasoning.get(id)!.value += delta;
+  }
+
+  /** Closes block `id` with what the provider attached to it. */
+  endReasoning(id: string, meta: ProviderMetadata | undefined): void {
+    const part = this.#reasoning.get(id);
+    if (part && meta) part.provider_metadata = meta;
+  }
+
+  /** Whether anything worth storing was said. */
+  get empty(): boolean {
+    return this.parts().length === 0;
+  }
+
+  /** The content to store: empty text and empty unsigned reasoning left out. */
+  parts(): Part[] {
+    return this.#parts.filter((p) =>
+      p.type === "text" ? p.value !== "" : p.type !== "reasoning" || p.value !== "" ||
+        p.provider_metadata !== undefined
+    ).map((p) => ({ ...p }));
+  }
+}

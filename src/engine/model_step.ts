@@ -1,0 +1,116 @@
+/**
+ * The stream of one model step turned into run events and an answer: text and reasoning go into
+ * the `Answer`, tool calls are started, streamed and ended, and the finish (reasons, usage) and the
+ * provider's warnings are kept for the run record.
+ */
+import { makeEvent, type RunEvent } from "../api/events.ts";
+import type { ToolCall } from "../api/schemas.ts";
+import type { ModelEvent, ModelUsage } from "../models/mod.ts";
+import type { Answer } from "./answer.ts";
+import { abortableIter } from "./async.ts";
+import type { OpenEvents } from "./open_events.ts";
+
+/** How the model ended a step. */
+export interface StepFinish {
+  /** The unified reason (`stop`, `length`, `content-filter`, `tool-calls`, `other`). */
+  reason: string;
+  /** The provider's own reason, when it gave one. */
+  raw_reason?: string;
+  usage: ModelUsage;
+  /** A refusal's explanation, when the provider gave one. */
+  explanation?: string;
+}
+
+/** What a model step's stream produced besides its events. */
+export interface StreamedStep {
+  /** The calls whose arguments completed. */
+  calls: ToolCall[];
+  /** The finish (null when the stream gave none). */
+  finish: StepFinish | null;
+  /** The provider's warnings about the request. */
+  warnings: string[];
+}
+
+/** What the step streams into. */
+export interface StepSink {
+  open: OpenEvents;
+  answer: Answer;
+  /** The assistant message's id. */
+  message_id: string;
+  signal: AbortSignal;
+}
+
+/** Streams one model response as run events; returns its calls, finish and warnings. */
+export async function* streamStep(
+  events: AsyncIterable<ModelEvent>,
+  sink: StepSink,
+): AsyncGenerator<RunEvent, StreamedStep> {
+  const { open, answer, message_id } = sink;
+  const out: StreamedStep = { calls: [], finish: null, warnings: [] };
+  /** Started calls, and whether their arguments were streamed as deltas. */
+  const started = new Map<string, { streamed: boolean }>();
+  const startCall = (id: string, name: string): RunEvent => {
+    started.set(id, { streamed: false });
+    return open.callStarted(id, name, message_id);
+  };
+
+  for await (const ev of abortableIter(events, sink.signal)) {
+    switch (ev.type) {
+      case "text-delta":
+        if (!ev.delta) break;
+        answer.addText(ev.delta);
+        yield* open.text(message_id, ev.delta);
+        break;
+      case "reasoning-start":
+        yield* open.textEnd();
+        answer.startReasoning(ev.id);
+        break;
+      case "reasoning-delta":
+        answer.addReasoning(ev.id, ev.delta);
+        break;
+      case "reasoning-end":
+        answer.endReasoning(ev.id, ev.provider_metadata);
+        break;
+      case "tool-call-start":
+        yield* open.textEnd();
+        if (!started.has(ev.id)) yield startCall(ev.id, ev.name);
+        break;
+      case "tool-call-delta": {
+        // Without a start the name is unknown; the arguments then go out whole with `tool-call`.
+        const s = started.get(ev.id);
+        if (!s || !ev.delta) break;
+        s.streamed = true;
+        yield makeEvent("tool_call_args", { tool_call_id: ev.id, delta: ev.delta });
+        break;
+      }
+      case "tool-call": {
+        yield* open.textEnd();
+        if (!started.has(ev.id)) yield startCall(ev.id, ev.name);
+        if (!started.get(ev.id)!.streamed) {
+          const delta = JSON.stringify(ev.arguments);
+          yield makeEvent("tool_call_args", { tool_call_id: ev.id, delta });
+        }
+        yield open.callEnded(ev.id);
+        out.calls.push({
+          id: ev.id,
+          name: ev.name,
+          arguments: ev.arguments,
+          ...(ev.provider_metadata ? { provider_metadata: ev.provider_metadata } : {}),
+        });
+        break;
+      }
+      case "warnings":
+        out.warnings.push(...ev.warnings);
+        break;
+      case "finish":
+        out.finish = {
+          reason: ev.reason,
+          ...(ev.raw_reason ? { raw_reason: ev.raw_reason } : {}),
+          usage: ev.usage ?? {},
+          ...(ev.explanation ? { explanation: ev.explanation } : {}),
+        };
+        break;
+    }
+  }
+  return out;
+}
