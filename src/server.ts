@@ -7,6 +7,7 @@ import type { Config, Manifest } from "./config/schema.ts";
 import { createApp } from "./http/app.ts";
 import type { AddOn } from "./http/kit/mod.ts";
 import { agUiAddOn } from "./protocols/ag_ui/mod.ts";
+import { aiSdkAddOn } from "./protocols/ai_sdk/mod.ts";
 import { a2aAddOn } from "./protocols/a2a/mod.ts";
 import { listen, type Listener } from "./http/listener.ts";
 import { createLogger, type Logger, withSecrets } from "./log.ts";
@@ -118,6 +119,7 @@ export function protocolAddOns(manifest: Manifest): AddOn[] {
   const addOns: AddOn[] = [];
   if (protocol?.ag_ui) addOns.push(agUiAddOn(protocol.ag_ui));
   if (protocol?.a2a) addOns.push(a2aAddOn(protocol.a2a));
+  if (protocol?.ai_sdk) addOns.push(aiSdkAddOn(protocol.ai_sdk));
   return addOns;
 }
 

@@ -17,7 +17,7 @@ export const MANIFEST_BLOCKS: BlockSpec = {
     runtime: { single: { storage: {}, pubsub: {}, replica: {}, attached: {}, tools: {} } },
     http_server: {
       single: {
-        protocol: { single: { ag_ui: {}, a2a: { labelled: { extension: {} } } } },
+        protocol: { single: { ag_ui: {}, a2a: { labelled: { extension: {} } }, ai_sdk: {} } },
         auth: { labelled: { api_key: {} } },
         cors: {},
       },

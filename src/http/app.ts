@@ -144,6 +144,7 @@ const CORS_EXPOSE_HEADERS = [
   "allow",
   "retry-after",
   "a2a-extensions",
+  "x-vercel-ai-ui-message-stream",
 ];
 
 /**

@@ -15,7 +15,7 @@ import {
 export const TERMINAL_STATUSES = ["completed", "failed", "interrupted", "cancelled"] as const;
 
 /** Kinds of open SSE streams. */
-export const STREAM_KINDS = ["attached", "reattach", "ag_ui", "a2a", "other"] as const;
+export const STREAM_KINDS = ["attached", "reattach", "ag_ui", "a2a", "ai_sdk", "other"] as const;
 
 /** Why a connection ended before its request reached the app. */
 export const CLIENT_ERROR_REASONS = ["timeout", "headers_too_large", "malformed", "reset"] as const;
@@ -83,7 +83,7 @@ export function createMetrics(): AgentdMetrics {
     }),
     streamsOpen: r.gauge({
       name: "agentd_streams_open",
-      help: "SSE streams open now, by kind (attached, reattach, ag_ui, a2a).",
+      help: "SSE streams open now, by kind (attached, reattach, ag_ui, a2a, ai_sdk).",
       labelNames: ["kind"],
     }),
     connectionsOpen: r.gauge({

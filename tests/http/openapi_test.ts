@@ -58,6 +58,7 @@ const ROUTE_PAGES = [
   { page: "docs/api.md", base: "" },
   { page: "docs/ag-ui.md", base: "/ag-ui" },
   { page: "docs/a2a.md", base: "/a2a" },
+  { page: "docs/ai-sdk.md", base: "/ai-sdk" },
 ];
 
 /**
@@ -109,7 +110,7 @@ function propertiesOf(doc: Json, name: string): Set<string> {
 
 Deno.test("openapi: a valid 3.1 document that documents every route the app serves", async (tt) => {
   await using t = await startTestServer({
-    manifest: { http_server: { protocol: { ag_ui: {}, a2a: {} } } },
+    manifest: { http_server: { protocol: { ag_ui: {}, a2a: {}, ai_sdk: {} } } },
   });
   const doc = await getJson(t, "/v1/openapi.json");
 

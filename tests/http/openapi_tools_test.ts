@@ -14,7 +14,7 @@ type Json = Record<string, unknown>;
 const ROOT = new URL("../../", import.meta.url);
 
 /** Every add-on on, so every operation is in the document. */
-const MANIFEST = { http_server: { protocol: { ag_ui: {}, a2a: {} } } };
+const MANIFEST = { http_server: { protocol: { ag_ui: {}, a2a: {}, ai_sdk: {} } } };
 
 /** The pinned npm specifier of a tool, from deno.json's imports. */
 async function pinned(name: string): Promise<string> {

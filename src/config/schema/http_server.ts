@@ -1,10 +1,10 @@
 /**
  * The `http_server` block: listener limits, CORS, API keys and the protocol add-ons (`ag_ui`,
- * `a2a`); the native API exists only when the block is present.
+ * `a2a`, `ai_sdk`); the native API exists only when the block is present.
  */
 import { z } from "zod";
 
-/** A protocol add-on block (`ag_ui {}` / `a2a {}`). */
+/** A protocol add-on block (`ag_ui {}` / `a2a {}` / `ai_sdk {}`). */
 const protocolBlock = (defaultPath: string) =>
   z.object({
     path: z.string().regex(/^\/[A-Za-z0-9_\-./]*$/, "must be an absolute URL path").default(
@@ -79,9 +79,18 @@ const AgUiBlockSchema = protocolBlock("/ag-ui").extend({
   on_disconnect: OnDisconnectSchema.default("cancel"),
 });
 
+/** The AI SDK add-on block (`ai_sdk {}`). */
+const AiSdkBlockSchema = protocolBlock("/ai-sdk").extend({
+  /**
+   * What closing a chat response does when the request does not say: `continue` by default, so
+   * `useChat({ resume: true })` picks the answer up after a reload.
+   */
+  on_disconnect: OnDisconnectSchema.default("continue"),
+});
+
 /**
  * Cross-origin requests (`http_server { cors { ... } }`): off without the block. Browsers on the
- * listed origins may call every route (native, AG-UI, A2A); preflights are answered.
+ * listed origins may call every route (native, AG-UI, A2A, AI SDK); preflights are answered.
  */
 export const CorsSchema = z.object({
   /** Origins allowed (`https://app.example.com`), or `["*"]` for any. */
@@ -129,6 +138,7 @@ export const HttpServerSchema = z.object({
   protocol: z.object({
     ag_ui: AgUiBlockSchema.optional(),
     a2a: A2aBlockSchema.optional(),
+    ai_sdk: AiSdkBlockSchema.optional(),
   }).strict().prefault({}),
   /** API keys; without this block the server needs none. */
   auth: AuthSchema.optional(),
