@@ -6,68 +6,14 @@
  * `mod.ts` is entered only through it. Part of `deno task check`.
  */
 import assert from "node:assert/strict";
-import { relative } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { type FileEdge, filesUnder, importEdges, ROOT } from "./module_graph.ts";
 
-const ROOT = fileURLToPath(new URL("../", import.meta.url));
 const SRC = `${ROOT}src/`;
 
-/** Every .ts file under src/, relative to src/. */
-async function sourceFiles(dir = SRC): Promise<string[]> {
-  const out: string[] = [];
-  for await (const entry of Deno.readDir(dir)) {
-    const path = `${dir}${entry.name}`;
-    if (entry.isDirectory) out.push(...await sourceFiles(`${path}/`));
-    else if (entry.name.endsWith(".ts")) out.push(relative(SRC, path));
-  }
-  return out.sort();
-}
-
-/** One import between two files of src/ (paths relative to src/). */
-interface FileEdge {
-  from: string;
-  to: string;
-}
-
-/** The imports between files of src/, as Deno resolves them (code and type-only imports). */
+/** The imports between files of src/ (code and type-only imports). */
 async function fileEdges(): Promise<FileEdge[]> {
-  const files = await sourceFiles();
-  const dir = await Deno.makeTempDir({ prefix: "agentd_imports_" });
-  try {
-    const entry = `${dir}/entry.ts`;
-    await Deno.writeTextFile(
-      entry,
-      files.map((f) => `import "${pathToFileURL(SRC + f).href}";`).join("\n") + "\n",
-    );
-    const out = await new Deno.Command(Deno.execPath(), {
-      args: ["info", "--json", "--config", `${ROOT}deno.json`, entry],
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
-    assert.ok(out.success, new TextDecoder().decode(out.stderr));
-    const graph = JSON.parse(new TextDecoder().decode(out.stdout)) as {
-      modules: {
-        specifier: string;
-        dependencies?: { code?: { specifier?: string }; type?: { specifier?: string } }[];
-      }[];
-    };
-    const srcUrl = pathToFileURL(SRC).href;
-    const local = (url: string | undefined) =>
-      url?.startsWith(srcUrl) ? decodeURIComponent(url.slice(srcUrl.length)) : undefined;
-    const edges: FileEdge[] = [];
-    for (const module of graph.modules) {
-      const from = local(module.specifier);
-      if (!from) continue;
-      for (const dep of module.dependencies ?? []) {
-        for (const to of new Set([local(dep.code?.specifier), local(dep.type?.specifier)])) {
-          if (to) edges.push({ from, to });
-        }
-      }
-    }
-    return edges;
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
+  const files = await filesUnder(SRC, [".ts"]);
+  return await importEdges(files.map((f) => SRC + f), SRC);
 }
 
 /** The top-level src/ entry a file belongs to: its first folder, or the file itself. */

@@ -10,27 +10,15 @@
  *   re-exports).
  */
 import assert from "node:assert/strict";
-import { relative } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { pathToFileURL } from "node:url";
+import { filesUnder, importEdges, ROOT } from "./module_graph.ts";
 
-const ROOT = fileURLToPath(new URL("../", import.meta.url));
 const SRC = `${ROOT}src/`;
 const TESTS = `${ROOT}tests/`;
 const README = `${TESTS}_kit/README.md`;
 
 /** The size over which a file needs a reason. */
 const MAX_LINES = 400;
-
-/** Every file under `dir` whose name ends with one of `extensions`, relative to `base`. */
-async function filesUnder(dir: string, extensions: string[], base = dir): Promise<string[]> {
-  const out: string[] = [];
-  for await (const entry of Deno.readDir(dir)) {
-    const path = `${dir}${entry.name}`;
-    if (entry.isDirectory) out.push(...await filesUnder(`${path}/`, extensions, base));
-    else if (extensions.some((e) => entry.name.endsWith(e))) out.push(relative(base, path));
-  }
-  return out.sort();
-}
 
 /** The modules the rules are about: src/'s code, without the playground's browser files. */
 async function modules(): Promise<string[]> {
@@ -93,47 +81,14 @@ function expand(pattern: string, all: string[]): string[] {
   return all.filter((m) => m.startsWith(dir) && !m.slice(dir.length).includes("/"));
 }
 
-/**
- * The import graph of tests/ and src/ as Deno resolves it (code and type-only imports), file to
- * files, as paths relative to the repository.
- */
+/** The import graph of tests/ and src/, file to files, as paths relative to the repository. */
 async function importGraph(): Promise<Map<string, string[]>> {
   const roots = await filesUnder(TESTS, [".ts"]);
-  const dir = await Deno.makeTempDir({ prefix: "agentd_layout_" });
-  try {
-    const entry = `${dir}/entry.ts`;
-    await Deno.writeTextFile(
-      entry,
-      roots.map((f) => `import "${pathToFileURL(TESTS + f).href}";`).join("\n") + "\n",
-    );
-    const out = await new Deno.Command(Deno.execPath(), {
-      args: ["info", "--json", "--config", `${ROOT}deno.json`, entry],
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
-    assert.ok(out.success, new TextDecoder().decode(out.stderr));
-    const graph = JSON.parse(new TextDecoder().decode(out.stdout)) as {
-      modules: {
-        specifier: string;
-        dependencies?: { code?: { specifier?: string }; type?: { specifier?: string } }[];
-      }[];
-    };
-    const rootUrl = pathToFileURL(ROOT).href;
-    const local = (url: string | undefined) =>
-      url?.startsWith(rootUrl) ? decodeURIComponent(url.slice(rootUrl.length)) : undefined;
-    const edges = new Map<string, string[]>();
-    for (const module of graph.modules) {
-      const from = local(module.specifier);
-      if (!from) continue;
-      const to = (module.dependencies ?? []).flatMap((d) =>
-        [local(d.code?.specifier), local(d.type?.specifier)].filter((x): x is string => !!x)
-      );
-      edges.set(from, to);
-    }
-    return edges;
-  } finally {
-    await Deno.remove(dir, { recursive: true });
+  const graph = new Map<string, string[]>();
+  for (const { from, to } of await importEdges(roots.map((f) => TESTS + f), ROOT)) {
+    graph.set(from, [...graph.get(from) ?? [], to]);
   }
+  return graph;
 }
 
 /** Every file `from` reaches through its imports, itself included. */
