@@ -128,7 +128,7 @@ export class AiSdkEncoder {
           const next = jsonpatch.applyPatch(
             structuredClone(this.#state),
             event.delta as jsonpatch.Operation[],
-            false,
+            true,
             false,
           ).newDocument;
           if (next === null || typeof next !== "object" || Array.isArray(next)) return [];

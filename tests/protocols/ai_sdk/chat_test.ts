@@ -258,6 +258,35 @@ async function scenarios(tt: Deno.TestContext, a: TestServer, b: TestServer) {
     assert.equal(reloaded.messages.length, 2);
   });
 
+  await tt.step("resume of a continuation shows the approved call again", async () => {
+    const chat = chatOn(a, {
+      sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses,
+    }, slow(80));
+    await chat.sendMessage({ text: '/call delete_file {"path": "/tmp/z"}' });
+    const [asked] = toolParts(answer(chat));
+    const messageId = answer(chat).id;
+    recorder.dropAfterDeltas = 1;
+    await chat.addToolApprovalResponse({
+      id: (asked.approval as { id: string }).id,
+      approved: true,
+    });
+    await eventually(() => chat.status === "error", { what: "the continuation's drop" });
+    const reloaded = new Chat({
+      id: chat.id,
+      messages: chat.messages.slice(0, 1),
+      transport: transport(b.url, recorder),
+    });
+    await reloaded.resumeStream();
+    assert.equal(reloaded.status, "ready", String(reloaded.error));
+    const message = answer(reloaded);
+    assert.equal(message.id, messageId, "the continuation completes the first run's message");
+    const [call] = toolParts(message);
+    assert.equal(call.type, "tool-delete_file");
+    assert.deepEqual(call.input, { path: "/tmp/z" });
+    assert.equal(call.state, "output-available");
+    assert.match(textOf(message), /delete_file returned: \{"deleted":"\/tmp\/z"\}/);
+  });
+
   await tt.step("every stream is a well-formed UI message stream", async () => {
     const streams = await recorder.checkAll();
     assert.ok(streams.length >= 12, `${streams.length} streams`);
