@@ -31,7 +31,7 @@ import {
   ToolConfigError,
   toolWarnings,
 } from "./tools/mod.ts";
-import { type McpServers, McpStartupError, startMcpServers } from "./tools/mcp/mod.ts";
+import type { McpServers } from "./tools/mcp/mod.ts";
 import type { Tool } from "./tools/mod.ts";
 import type { Clock } from "./clock.ts";
 import {
@@ -192,14 +192,12 @@ export async function startServices(
     tracer,
   );
   let pubsub: PubSub | undefined;
-  let mcp: McpServers | undefined;
+  let mcp: Pick<McpServers, "tools" | "close"> | undefined;
   // Built here (checkRuntime built them once already, without starting anything) so that their
   // sandbox processes can be started ahead of the first call and stopped at shutdown.
   const tools = buildTools(config);
   try {
-    mcp = await startMcpServers(config, { log, env }).catch((err) => {
-      throw err instanceof McpStartupError ? new StartupError(err.problems) : err;
-    });
+    mcp = await startMcp(config, log, env);
     pubsub = instrumentPubSub(
       await createPubSub(config.manifest.runtime.pubsub, {
         onError: (err) => {
@@ -344,6 +342,26 @@ export async function startServer(
     shutdown,
     finished: listener.finished,
   };
+}
+
+/** No MCP servers: no tools, nothing to close. */
+const NO_MCP_TOOLS = new Map<string, Tool>();
+const NO_MCP = { tools: () => NO_MCP_TOOLS, close: () => Promise.resolve() };
+
+/**
+ * Connects the manifest's MCP servers. The MCP SDK (and its JSON Schema validator) is loaded only
+ * when the manifest names a server: start-up time of every other deployment.
+ */
+async function startMcp(
+  config: Config,
+  log: Logger,
+  env: Record<string, string>,
+): Promise<Pick<McpServers, "tools" | "close">> {
+  if (Object.keys(config.manifest.mcp_server).length === 0) return NO_MCP;
+  const { McpStartupError, startMcpServers } = await import("./tools/mcp/mod.ts");
+  return await startMcpServers(config, { log, env }).catch((err) => {
+    throw err instanceof McpStartupError ? new StartupError(err.problems) : err;
+  });
 }
 
 /** `derive` of its latest input, computed again only when the input is another object. */

@@ -8,8 +8,6 @@ import type { z } from "zod";
 import type { PubSubSchema } from "../config/schema/runtime.ts";
 import type { PubSub } from "./types.ts";
 import { createMemoryPubSub } from "./memory.ts";
-import { createRedisPubSub } from "./redis.ts";
-import { createUpstashPubSub } from "./upstash.ts";
 import { HISTORY_DEFAULTS } from "./history.ts";
 
 export type { HistoryPage, PubSub, Retained, Subscription, SubscriptionEnd } from "./types.ts";
@@ -73,6 +71,8 @@ export async function createPubSub(
     throw new Error(`pubsub: the url is not a valid URL`);
   }
   if (scheme === "redis:" || scheme === "rediss:") {
+    // node-redis (hundreds of modules) and the Upstash client load only for their transport.
+    const { createRedisPubSub } = await import("./redis.ts");
     return await createRedisPubSub({ ...common, url: config.url });
   }
   if (scheme === "https:" || scheme === "http:") {
@@ -82,6 +82,7 @@ export async function createPubSub(
           "(runtime.pubsub.token or AGENT__PUBSUB__TOKEN)",
       );
     }
+    const { createUpstashPubSub } = await import("./upstash.ts");
     return await createUpstashPubSub({ ...common, url: config.url, token: config.token });
   }
   throw new Error(

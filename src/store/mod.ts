@@ -2,8 +2,6 @@
  * The storage layer's public surface: `openStore` picks the implementation from the options,
  * opens it and runs the migrations, so callers get a ready `Store`.
  */
-import { isPostgresOutage, openPostgresStore } from "./postgres/mod.ts";
-import { isSqliteOutage, openSqliteStore } from "./sqlite/mod.ts";
 import { boundedStore } from "./bounded.ts";
 import type { Store } from "./types.ts";
 import type { Clock } from "../clock.ts";
@@ -53,8 +51,11 @@ export type StoreOptions =
  */
 export async function openStore(options: StoreOptions): Promise<Store> {
   const timeoutMs = options.timeoutMs ?? 5000;
+  // Each implementation is loaded only when named: a SQLite deployment loads no PostgreSQL driver
+  // and the other way round (start-up time, docs/deploy.md).
   switch (options.kind) {
-    case "sqlite":
+    case "sqlite": {
+      const { isSqliteOutage, openSqliteStore } = await import("./sqlite/mod.ts");
       return boundedStore(
         await openSqliteStore({
           path: options.path,
@@ -63,7 +64,9 @@ export async function openStore(options: StoreOptions): Promise<Store> {
         }),
         { timeoutMs, isOutage: isSqliteOutage },
       );
-    case "postgres":
+    }
+    case "postgres": {
+      const { isPostgresOutage, openPostgresStore } = await import("./postgres/mod.ts");
       return boundedStore(
         await openPostgresStore({
           url: options.url,
@@ -73,5 +76,6 @@ export async function openStore(options: StoreOptions): Promise<Store> {
         }),
         { timeoutMs, isOutage: isPostgresOutage },
       );
+    }
   }
 }
