@@ -1,8 +1,9 @@
 /**
  * The native encoder: a run's event stream as the `/v1` SSE frames, `id: <seq>`, `event: <kind>`
  * and the event as JSON (its wire form, `encodeEvent`, shared with the pub/sub message). The
- * add-ons' counterparts are AG-UI's `agUiFrames` and A2A's `a2aFrames`, each in its protocol's
- * `encoder.ts`; all three take the run's stream items and a cursor to resume after.
+ * add-ons' counterparts are AG-UI's `agUiFrames`, A2A's `a2aFrames` and the AI SDK's `aiSdkFrames`,
+ * each in its protocol's `encoder.ts`; all take the run's stream items (all but `aiSdkFrames`, whose
+ * client resumes by replay, a cursor to resume after too).
  */
 import { encodeEvent, type RunStreamItem } from "../../api/events.ts";
 import { type Cursor, frameId, isAfter, sseComment, sseJsonFrame } from "../kit/mod.ts";

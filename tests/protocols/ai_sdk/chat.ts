@@ -50,6 +50,8 @@ export interface Exchange {
   url: string;
   body: Record<string, unknown> | null;
   status: number;
+  /** The response's headers. */
+  headers: Headers;
   stream: Promise<string> | null;
 }
 
@@ -67,6 +69,7 @@ export class ChatFetch {
       url: String(input),
       body,
       status: res.status,
+      headers: res.headers,
       stream: null,
     };
     this.exchanges.push(exchange);
@@ -152,8 +155,14 @@ export function transport(
   url: string,
   recorder: ChatFetch,
   body: Record<string, unknown> = {},
+  headers: Record<string, string> = {},
 ): DefaultChatTransport<UIMessage> {
-  return new DefaultChatTransport({ api: `${url}/ai-sdk/chat`, fetch: recorder.fetch, body });
+  return new DefaultChatTransport({
+    api: `${url}/ai-sdk/chat`,
+    fetch: recorder.fetch,
+    body,
+    headers,
+  });
 }
 
 /** The text of a UI message's text parts. */

@@ -347,3 +347,36 @@ Deno.test({
   });
   await scenarios(tt, a, b);
 });
+
+Deno.test("AI SDK add-on: a page on another origin (CORS)", async () => {
+  const origin = "https://app.example.com";
+  await using t = await startTestServer({
+    manifest: {
+      ...manifest,
+      http_server: { ...manifest.http_server, cors: { allow_origins: [origin] } },
+    },
+  });
+  const preflight = await fetch(`${t.url}/ai-sdk/chat`, {
+    method: "OPTIONS",
+    headers: {
+      origin,
+      "access-control-request-method": "POST",
+      "access-control-request-headers": "content-type",
+    },
+  });
+  await preflight.body?.cancel();
+  assert.equal(preflight.status, 204);
+  assert.equal(preflight.headers.get("access-control-allow-origin"), origin);
+  // The official transport from that origin: the answer carries the CORS headers.
+  const recorder = new ChatFetch();
+  const chat = new Chat({
+    id: crypto.randomUUID(),
+    transport: transport(t.url, recorder, {}, { origin }),
+  });
+  await chat.sendMessage({ text: "from afar" });
+  assert.equal(chat.status, "ready", String(chat.error));
+  assert.equal(textOf(answer(chat)), "from afar");
+  const headers = recorder.exchanges[0].headers!;
+  assert.equal(headers.get("access-control-allow-origin"), origin);
+  assert.match(headers.get("access-control-expose-headers") ?? "", /x-run-id/);
+});
