@@ -90,23 +90,25 @@ export async function attempt(ctx: OpenContext): Promise<Established | Failure> 
   let timer: ReturnType<typeof setTimeout> | undefined;
   let timedOut = false;
   const observed: Observed = { firstByte: false, onFirstByte: () => clearTimeout(timer) };
-  if (resolved.timeout !== undefined && entry.http) {
-    timer = setTimeout(() => {
-      timedOut = true;
-      interrupt(new DOMException("model stream establishment timed out", "TimeoutError"));
-      controller.abort(new DOMException("model stream establishment timed out", "TimeoutError"));
-    }, resolved.timeout);
-  }
 
   let reader: ReadableStreamDefaultReader<Part> | undefined;
   let pending: PromiseLike<{ stream: ReadableStream<Part> }> | undefined;
   try {
-    const model = entry.create({
+    const model = await entry.create({
       modelId: resolved.model,
       apiKey,
       baseURL,
       fetch: observedFetch(ctx.fetch, controller.signal, observed),
     });
+    // The timeout starts once the model is built: a provider's first model in the process loads
+    // its package, which is no part of the model's establishment time.
+    if (resolved.timeout !== undefined && entry.http) {
+      timer = setTimeout(() => {
+        timedOut = true;
+        interrupt(new DOMException("model stream establishment timed out", "TimeoutError"));
+        controller.abort(new DOMException("model stream establishment timed out", "TimeoutError"));
+      }, resolved.timeout);
+    }
     const options = toCallOptions(ctx.request, resolved.inference_params, entry, controller.signal);
     pending = model.doStream(options);
     const { stream } = await Promise.race([pending, interrupted]);

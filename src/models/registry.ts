@@ -4,10 +4,6 @@
  * travel as AI SDK `providerOptions`.
  */
 import type { LanguageModelV4 } from "@ai-sdk/provider";
-import { createOpenAI } from "@ai-sdk/openai";
-import { createAnthropic } from "@ai-sdk/anthropic";
-import { createGoogleGenerativeAI } from "@ai-sdk/google";
-import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { createEchoModel } from "./echo.ts";
 
 /** What a provider factory gets to build one language model for one attempt. */
@@ -40,8 +36,11 @@ export interface ProviderEntry {
    * take leading system instructions, so later ones are sent as user text there.
    */
   inlineSystem: boolean;
-  /** Builds the AI SDK language model; `doStream` is called on it directly. */
-  create(options: ProviderModelOptions): LanguageModelV4;
+  /**
+   * Builds the AI SDK language model; `doStream` is called on it directly. Each provider package
+   * is imported on its first model, not at start: a deployment loads only the ones it uses.
+   */
+  create(options: ProviderModelOptions): LanguageModelV4 | Promise<LanguageModelV4>;
 }
 
 // Explicit apiKey and baseURL always: otherwise the AI SDK would read `process.env` itself,
@@ -66,8 +65,10 @@ const entries: ProviderEntry[] = [
     http: true,
     inlineSystem: true,
     // Chat Completions (not the Responses API) so any OpenAI-compatible endpoint works too.
-    create: ({ modelId, apiKey, baseURL, fetch }) =>
-      createOpenAI({ apiKey, baseURL, fetch }).chat(modelId),
+    create: async ({ modelId, apiKey, baseURL, fetch }) => {
+      const { createOpenAI } = await import("@ai-sdk/openai");
+      return createOpenAI({ apiKey, baseURL, fetch }).chat(modelId);
+    },
   },
   {
     name: "anthropic",
@@ -77,8 +78,10 @@ const entries: ProviderEntry[] = [
     defaultModel: "claude-sonnet-4-5",
     http: true,
     inlineSystem: false,
-    create: ({ modelId, apiKey, baseURL, fetch }) =>
-      createAnthropic({ apiKey, baseURL, fetch }).languageModel(modelId),
+    create: async ({ modelId, apiKey, baseURL, fetch }) => {
+      const { createAnthropic } = await import("@ai-sdk/anthropic");
+      return createAnthropic({ apiKey, baseURL, fetch }).languageModel(modelId);
+    },
   },
   {
     name: "google",
@@ -88,8 +91,10 @@ const entries: ProviderEntry[] = [
     defaultModel: "gemini-2.5-flash",
     http: true,
     inlineSystem: false,
-    create: ({ modelId, apiKey, baseURL, fetch }) =>
-      createGoogleGenerativeAI({ apiKey, baseURL, fetch }).languageModel(modelId),
+    create: async ({ modelId, apiKey, baseURL, fetch }) => {
+      const { createGoogleGenerativeAI } = await import("@ai-sdk/google");
+      return createGoogleGenerativeAI({ apiKey, baseURL, fetch }).languageModel(modelId);
+    },
   },
   {
     name: "openai-compatible",
@@ -98,8 +103,8 @@ const entries: ProviderEntry[] = [
     env: { apiKey: "OPENAI_COMPATIBLE_API_KEY", baseUrl: "OPENAI_COMPATIBLE_BASE_URL" },
     http: true,
     inlineSystem: true,
-    create: ({ modelId, apiKey, baseURL, fetch }) =>
-      createOpenAICompatible({
+    create: async ({ modelId, apiKey, baseURL, fetch }) =>
+      (await import("@ai-sdk/openai-compatible")).createOpenAICompatible({
         name: "openaiCompatible",
         // Checked before any request (see client.ts); the fallback only satisfies the type.
         baseURL: baseURL ?? "",
