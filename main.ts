@@ -21,7 +21,7 @@ const DEFAULT_MANIFEST = "./agent.hcl";
 const USAGE = `agentd ${VERSION}: run an LLM agent defined by a manifest and serve it over HTTP
 
 Usage:
-  agentd serve [MANIFEST] [--host HOST] [--port PORT]
+  agentd serve [MANIFEST] [--host HOST] [--port PORT] [--log-format FORMAT]
   agentd check [MANIFEST]
   agentd --help | --version
 
@@ -36,6 +36,8 @@ Arguments:
 Options:
   --host HOST       serve: address to listen on; wins over http_server.host and AGENT__HTTP__HOST
   --port PORT       serve: port to listen on (0 picks a free one); wins over http_server.port
+  --log-format FMT  serve: text (for people), json, or auto (text on a terminal, the default);
+                    wins over runtime.log_format and AGENT__LOG__FORMAT
   -h, --help        Show this help (also after a command)
   -V, --version     Print the version
 
@@ -44,6 +46,15 @@ Environment:
   values (see docs/configuration.md for the table).
 
 Exit codes: 0 success, 1 the server failed while running, 2 usage or configuration error.`;
+
+const LOG_FORMATS = ["auto", "text", "json"] as const;
+type LogFormatName = typeof LOG_FORMATS[number];
+
+/** A port taken by another process, as Deno or `node:http` reports it. */
+function isAddrInUse(error: unknown): boolean {
+  return error instanceof Deno.errors.AddrInUse ||
+    (error as { code?: unknown } | null)?.code === "EADDRINUSE";
+}
 
 /** A mistake in how the command was invoked; reported with a hint to `--help`, exit code 2. */
 class UsageError extends Error {}
@@ -58,6 +69,7 @@ interface Parsed {
 const OPTIONS = {
   host: { type: "string" },
   port: { type: "string" },
+  "log-format": { type: "string" },
   help: { type: "boolean", short: "h" },
   version: { type: "boolean", short: "V" },
 } as const;
@@ -66,7 +78,9 @@ type OptionName = keyof typeof OPTIONS;
 /** The options valid before any command and after every command. */
 const GLOBAL_OPTIONS: readonly OptionName[] = ["help", "version"];
 /** What each command accepts on top of the global options. */
-const COMMAND_OPTIONS: Record<string, readonly OptionName[]> = { serve: ["host", "port"] };
+const COMMAND_OPTIONS: Record<string, readonly OptionName[]> = {
+  serve: ["host", "port", "log-format"],
+};
 
 /**
  * Splits `args` with `parseArgs` (long and short options, `--opt=value`, `--`), then holds each
@@ -178,7 +192,20 @@ async function serve(parsed: Parsed): Promise<number> {
   const host = parsed.flags.get("host");
   const portFlag = parsed.flags.get("port");
   const port = typeof portFlag === "string" ? parsePort(portFlag) : undefined;
-  const config = await load(path);
+  const logFormat = parsed.flags.get("log-format");
+  if (logFormat !== undefined && !LOG_FORMATS.includes(logFormat as LogFormatName)) {
+    throw new UsageError(
+      `--log-format expects one of ${LOG_FORMATS.join(", ")}, got ${JSON.stringify(logFormat)}`,
+    );
+  }
+  const loaded = await load(path);
+  const config: Config = logFormat === undefined ? loaded : {
+    ...loaded,
+    manifest: {
+      ...loaded.manifest,
+      runtime: { ...loaded.manifest.runtime, log_format: logFormat as LogFormatName },
+    },
+  };
   if (!config.manifest.http_server) {
     console.error(
       `error: ${path} has no http_server block. The native HTTP API (/v1) exists only when the ` +
@@ -241,8 +268,12 @@ export async function runCli(args: string[]): Promise<number> {
       for (const line of details) console.error(line);
       return 2;
     }
-    if (error instanceof Deno.errors.AddrInUse) {
-      console.error(`error: the address is already in use: ${error.message}`);
+    if (isAddrInUse(error)) {
+      console.error(
+        `error: the address is already in use: ${(error as Error).message}\n` +
+          `Another process listens on that port: stop it, or choose another port with ` +
+          `--port (e.g. --port 8081; --port 0 picks a free one) or AGENT__HTTP__PORT.`,
+      );
       return 1;
     }
     // Unexpected failures: a one-line message; the stack only on request.

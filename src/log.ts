@@ -8,6 +8,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { trace } from "@opentelemetry/api";
 import { REDACTED, replaceSecrets, usableSecrets } from "./secrets.ts";
+import { formatText } from "./log_text.ts";
 
 /** The trace and span id of the active span, for log correlation; undefined without one. */
 export function activeTraceIds(): { trace_id: string; span_id: string } | undefined {
@@ -15,6 +16,23 @@ export function activeTraceIds(): { trace_id: string; span_id: string } | undefi
   return ctx && trace.isSpanContextValid(ctx)
     ? { trace_id: ctx.traceId, span_id: ctx.spanId }
     : undefined;
+}
+
+/** How a record is written: one JSON object per line, or a line for people (log_text.ts). */
+export type LogFormat = "json" | "text";
+
+/**
+ * The format `auto` stands for: text with colours when stderr is a terminal (colours off with
+ * `NO_COLOR`), JSON otherwise; `text` and `json` are taken as they are (text without colours
+ * unless stderr is a terminal).
+ */
+export function resolveLogFormat(
+  format: LogFormat | "auto",
+  terminal: boolean = Deno.stderr.isTerminal(),
+): { format: LogFormat; colour: boolean } {
+  const chosen = format === "auto" ? (terminal ? "text" : "json") : format;
+  const colour = chosen === "text" && terminal && !Deno.env.get("NO_COLOR");
+  return { format: chosen, colour };
 }
 
 /** Log levels, least to most severe. */
@@ -36,6 +54,10 @@ export interface Logger {
 export interface LoggerOptions {
   /** Secret values (API keys, tokens, passwords) replaced wherever they appear in a record. */
   secrets?: readonly string[];
+  /** `json` (the default) or `text`, the line for people. */
+  format?: LogFormat;
+  /** `text` only: ANSI colours. */
+  colour?: boolean;
 }
 
 // Fields of the async flow that is being logged (the request id of the HTTP request handled).
@@ -57,7 +79,7 @@ function writeStderr(line: string): void {
   for (let done = 0; done < bytes.length;) done += Deno.stderr.writeSync(bytes.subarray(done));
 }
 
-/** Creates a logger writing JSON lines to `write` (stderr by default). */
+/** Creates a logger writing lines (JSON by default) to `write` (stderr by default). */
 export function createLogger(
   level: LogLevel,
   base: Record<string, unknown> = {},
@@ -77,7 +99,12 @@ export function createLogger(
       ...base,
       ...fields,
     };
-    write(JSON.stringify(redact(record, secrets)));
+    const clean = redact(record, secrets) as Record<string, unknown>;
+    write(
+      options.format === "text"
+        ? formatText(clean, { colour: options.colour ?? false })
+        : JSON.stringify(clean),
+    );
   };
   return {
     debug: (m, f) => emit("debug", m, f),

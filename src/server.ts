@@ -10,7 +10,8 @@ import { agUiAddOn } from "./protocols/ag_ui/mod.ts";
 import { aiSdkAddOn } from "./protocols/ai_sdk/mod.ts";
 import { a2aAddOn } from "./protocols/a2a/mod.ts";
 import { listen, type Listener } from "./http/listener.ts";
-import { createLogger, type Logger, withSecrets } from "./log.ts";
+import { createLogger, type Logger, resolveLogFormat, withSecrets } from "./log.ts";
+import { maskUrl } from "./config/mask.ts";
 import { secretScrubber, secretValues } from "./secrets.ts";
 import { openStore, type Store } from "./store/mod.ts";
 import { createPubSub } from "./pubsub/mod.ts";
@@ -69,8 +70,13 @@ export interface ServerOptions {
   handleSignals?: boolean;
   /** The logger to use; by default one at `runtime.log_level` writing to `logWrite`. */
   log?: Logger;
-  /** Where the default logger writes its JSON lines (stderr by default). */
+  /** Where the default logger writes its lines (stderr by default). */
   logWrite?: (line: string) => void;
+  /**
+   * Whether `logWrite` is a terminal, for `runtime.log_format = "auto"` (by default: stderr's,
+   * when `logWrite` is not given, else false).
+   */
+  logTerminal?: boolean;
   /** Replica id (random by default). */
   replicaId?: string;
   /** The time records carry and leases are measured in (real time by default; tests move it). */
@@ -162,32 +168,21 @@ export async function startServices(
   // Secrets of the configuration and environment never reach a log line, whoever logs, nor an
   // event or a record through a provider's error body or a tool's result.
   const secrets = secretValues(config, env, { credentialEnv: credentialEnvNames() });
+  const runtime = config.manifest.runtime;
+  const terminal = options.logTerminal ?? (options.logWrite ? false : Deno.stderr.isTerminal());
   const log = options.log
     ? withSecrets(options.log, secrets)
-    : createLogger(config.manifest.runtime.log_level, {}, options.logWrite, { secrets });
+    : createLogger(runtime.log_level, {}, options.logWrite, {
+      secrets,
+      ...resolveLogFormat(runtime.log_format, terminal),
+    });
   for (const warning of toolWarnings(config)) log.warn("tool isolation", { warning });
   // One registry and tracer per server: the services are wrapped at their seams, so none of them
   // knows about metrics or spans.
   const metrics = createMetrics();
   const tracer = createTracer();
-  const storage = config.manifest.runtime.storage;
   const store = instrumentStore(
-    await openStore(
-      storage.kind === "postgres"
-        ? {
-          kind: "postgres",
-          url: storage.url!,
-          schema: storage.schema,
-          clock: options.clock,
-          timeoutMs: storage.timeout,
-        }
-        : {
-          kind: "sqlite",
-          path: storage.path ?? ":memory:",
-          clock: options.clock,
-          timeoutMs: storage.timeout,
-        },
-    ),
+    await openConfiguredStore(config, log, options.clock),
     metrics,
     tracer,
   );
@@ -198,6 +193,7 @@ export async function startServices(
   const tools = buildTools(config);
   try {
     mcp = await startMcp(config, log, env);
+    log.debug("opening pubsub", { pubsub: config.manifest.runtime.pubsub.kind });
     pubsub = instrumentPubSub(
       await createPubSub(config.manifest.runtime.pubsub, {
         onError: (err) => {
@@ -253,17 +249,33 @@ export async function startServices(
       metrics,
       log,
       prepareTools() {
-        for (const tool of tools.values()) {
-          tool.prepare?.().catch((err) =>
+        const preparing = [...tools.values()].filter((tool) => tool.prepare);
+        if (preparing.length > 0) {
+          log.info("starting tool processes", { tools: preparing.map((tool) => tool.name) });
+        }
+        for (const tool of preparing) {
+          tool.prepare!().catch((err) =>
             log.warn("tool could not be prepared", { tool: tool.name, error: String(err) })
           );
         }
       },
       async close(graceMs = config.manifest.runtime.replica.shutdown_grace, beforeTransports) {
+        // Each wait said before it starts, so a stop that hangs shows what it hangs on.
+        if (runs.activeCount > 0) {
+          log.info("waiting for runs to finish", {
+            active_runs: runs.activeCount,
+            grace_ms: graceMs,
+          });
+        }
         await runs.shutdown(graceMs);
+        const mcpNames = Object.keys(config.manifest.mcp_server);
+        if (mcpNames.length > 0) log.info("stopping mcp servers", { mcp_servers: mcpNames });
         await mcp!.close();
+        log.debug("stopping tool processes");
         await closeTools(tools);
+        log.debug("closing connections");
         await beforeTransports?.();
+        log.debug("closing pubsub and store");
         await opened.close();
         await store.close();
       },
@@ -293,6 +305,7 @@ export async function startServer(
   const services = await startServices(config, {
     log: options.log,
     logWrite: options.logWrite,
+    logTerminal: options.logTerminal,
     replicaId: options.replicaId,
     clock: options.clock,
     saturated: () => listener?.saturated ?? false,
@@ -340,7 +353,8 @@ export async function startServer(
     store,
     metrics,
     shutdown,
-    finished: listener.finished,
+    // After a shutdown, when everything it closes is closed (the listener closes half-way).
+    finished: listener.finished.then(() => stopping),
   };
 }
 
@@ -357,11 +371,65 @@ async function startMcp(
   log: Logger,
   env: Record<string, string>,
 ): Promise<Pick<McpServers, "tools" | "close">> {
-  if (Object.keys(config.manifest.mcp_server).length === 0) return NO_MCP;
+  const names = Object.keys(config.manifest.mcp_server);
+  if (names.length === 0) return NO_MCP;
+  log.info("starting mcp servers", { mcp_servers: names });
   const { McpStartupError, startMcpServers } = await import("./tools/mcp/mod.ts");
   return await startMcpServers(config, { log, env }).catch((err) => {
     throw err instanceof McpStartupError ? new StartupError(err.problems) : err;
   });
+}
+
+/**
+ * Opens the store of `runtime.storage`, saying which and what migrations it applied; a store
+ * that cannot be opened is an error naming it, its URL (password masked) and what to check.
+ */
+async function openConfiguredStore(
+  config: Config,
+  log: Logger,
+  clock: Clock | undefined,
+): Promise<Store> {
+  const storage = config.manifest.runtime.storage;
+  const where = storage.kind === "postgres" ? maskUrl(storage.url!) : storage.path ?? ":memory:";
+  log.info("opening store", { store: storage.kind ?? "sqlite", at: where });
+  const onMigrated = (applied: readonly string[]) => {
+    if (applied.length > 0) log.info("migrations applied", { migrations: applied });
+  };
+  try {
+    return await openStore(
+      storage.kind === "postgres"
+        ? {
+          kind: "postgres",
+          url: storage.url!,
+          schema: storage.schema,
+          clock,
+          timeoutMs: storage.timeout,
+          onMigrated,
+        }
+        : {
+          kind: "sqlite",
+          path: storage.path ?? ":memory:",
+          clock,
+          timeoutMs: storage.timeout,
+          onMigrated,
+        },
+    );
+  } catch (err) {
+    const reason = err instanceof Error ? err.message : String(err);
+    const hint = storage.kind === "postgres"
+      ? "check that PostgreSQL runs and accepts connections there, and the URL's host, port, " +
+        "user, password and database (runtime.storage.url or AGENT__STORAGE__URL)"
+      : "check that the folder exists and is writable, and that no other program holds the file " +
+        "(runtime.storage.path or AGENT__STORAGE__PATH)";
+    throw new StoreOpenError(
+      `could not open the ${storage.kind ?? "sqlite"} store at ${where}: ${reason}; ${hint}`,
+    );
+  }
+}
+
+/** The store of the configuration could not be opened at start. */
+export class StoreOpenError extends Error {
+  override name = "StoreOpenError";
 }
 
 /** `derive` of its latest input, computed again only when the input is another object. */

@@ -323,3 +323,52 @@ Deno.test("check warns about a python tool without its OS sandbox, and refuses s
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("cli: serve names an unreachable store, its masked URL and what to check; exit 1", async () => {
+  await using tmp = await tempDir("agentd_cli_");
+  await tmp.write({ "agent.hcl": `agent {\n  name = "s"\n}\nhttp_server {}\n` });
+  // Nothing listens on a port just freed.
+  const port = freePort();
+  const result = await cli(["serve", "agent.hcl", "--port", "0"], tmp.path, {
+    AGENT__STORAGE__URL: `postgres://agent:hunter22secret@127.0.0.1:${port}/agentd`,
+    AGENT__STORAGE__TIMEOUT: "2000",
+  });
+  assert.equal(result.code, 1, result.stderr);
+  assertNoStack(result);
+  assert.match(
+    result.stderr,
+    new RegExp(
+      `error: could not open the postgres store at postgres://agent:\\*\\*\\*\\*@127\\.0\\.0\\.1:${port}/agentd: .+; check that PostgreSQL runs and accepts connections there`,
+    ),
+  );
+  assert.ok(!result.stderr.includes("hunter22secret"), result.stderr);
+});
+
+Deno.test("cli: serve on a port in use suggests --port; exit 1", async () => {
+  await using tmp = await tempDir("agentd_cli_");
+  await tmp.write({
+    "agent.hcl":
+      `agent {\n  name = "s"\n}\nruntime {\n  storage {\n    path = ":memory:"\n  }\n}\nhttp_server {}\n`,
+  });
+  using taken = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (taken.addr as Deno.NetAddr).port;
+  const result = await cli(
+    ["serve", "agent.hcl", "--host", "127.0.0.1", "--port", `${port}`],
+    tmp.path,
+  );
+  assert.equal(result.code, 1, result.stderr);
+  assertNoStack(result);
+  assert.match(result.stderr, /error: the address is already in use: /);
+  assert.match(
+    result.stderr,
+    /choose another port with --port \(e\.g\. --port 8081; --port 0 picks a free one\)/,
+  );
+});
+
+/** A loopback port nothing listens on (taken and released at once). */
+function freePort(): number {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (listener.addr as Deno.NetAddr).port;
+  listener.close();
+  return port;
+}

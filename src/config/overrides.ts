@@ -31,6 +31,7 @@ export const ENV_OVERRIDES: readonly EnvOverride[] = [
     type: "string",
   },
   { variable: "AGENT__RUNTIME__LOG_LEVEL", path: ["runtime", "log_level"], type: "string" },
+  { variable: "AGENT__LOG__FORMAT", path: ["runtime", "log_format"], type: "string" },
   { variable: "AGENT__STORAGE__KIND", path: ["runtime", "storage", "kind"], type: "string" },
   { variable: "AGENT__STORAGE__PATH", path: ["runtime", "storage", "path"], type: "string" },
   { variable: "AGENT__STORAGE__URL", path: ["runtime", "storage", "url"], type: "string" },

@@ -54,6 +54,16 @@ export async function* callServerTool(
     return callTool(tool, call.arguments, ctx, scope.log);
   }, scope.signal);
 
+  if (outcome.is_error) {
+    // The model gets the error and may recover; the person running the server should see it too.
+    scope.log.warn("tool failed", {
+      tool: tool.name,
+      tool_call_id: call.id,
+      error: clip(
+        typeof outcome.result === "string" ? outcome.result : JSON.stringify(outcome.result),
+      ),
+    });
+  }
   if (!outcome.state) return { result: outcome.result, is_error: outcome.is_error };
   try {
     const change = applyStateUpdate(scope.context, outcome.state);
@@ -84,6 +94,11 @@ async function callTool(
     });
     return { result: `the tool '${tool.name}' failed unexpectedly`, is_error: true };
   }
+}
+
+/** A tool's error as a log field: its first 500 characters. */
+function clip(text: string | undefined): string | undefined {
+  return text !== undefined && text.length > 500 ? `${text.slice(0, 500)}…` : text;
 }
 
 function errorText(error: unknown): string {

@@ -18,7 +18,7 @@ import { errorResponse, onSseClose } from "./kit/mod.ts";
 import { type Routes, routes } from "./kit/mod.ts";
 import { healthRoutes } from "./health.ts";
 import { buildOpenApiDocument, docsRoutes } from "./openapi/mod.ts";
-import { playgroundRoutes } from "./playground/mod.ts";
+import { isPlaygroundAsset, playgroundRoutes } from "./playground/mod.ts";
 
 const REQUEST_ID = /^[A-Za-z0-9._:\-]{1,128}$/;
 
@@ -41,8 +41,10 @@ export function createApp(services: AppServices, addOns: readonly AddOn[] = []):
     c.header("x-request-id", requestId);
     // Every 503 (store unreachable, shutting down, too many connections) is worth a retry soon.
     if (c.res.status === 503 && !c.res.headers.has("retry-after")) c.header("retry-after", "1");
-    // Probes and scrapes arrive every few seconds: keep them out of the info stream.
-    const level = PROBE_PATHS.has(c.req.path) && c.res.status < 400 ? "debug" : "info";
+    // Probes and scrapes arrive every few seconds, and a page load fetches a dozen playground
+    // files: keep them out of the info stream.
+    const quiet = PROBE_PATHS.has(c.req.path) || isPlaygroundAsset(c.req.path);
+    const level = quiet && c.res.status < 400 ? "debug" : "info";
     // A client that hung up mid-request got no answer: its own line, not a failed request.
     const msg = c.res.status === 499 ? "client closed the request" : "request";
     log[level](msg, {

@@ -352,7 +352,9 @@ export class RunService {
     active.recorded.resolve();
     active.attached?.end();
     this.#active.delete(active.run_id);
-    this.#log.info("run finished", {
+    // A failed run is worth a look: warn, with what went wrong (the message is scrubbed of
+    // secrets where it was made, and by the logger again).
+    this.#log[finished.status === "failed" ? "warn" : "info"]("run finished", {
       tenant: active.tenant,
       run_id: active.run_id,
       session_id: active.session_id,
@@ -360,6 +362,7 @@ export class RunService {
       // Why this replica aborted it, if it did: a cancellation or the shutdown grace running out.
       reason: active.reason,
       error_code: finished.error?.code,
+      error: finished.error?.message,
       ms: Math.round(performance.now() - active.started),
     });
   }

@@ -42,6 +42,8 @@ export type StoreOptions =
      * fails as `StoreUnavailable`; default 5000.
      */
     timeoutMs?: number;
+    /** Told the migrations the opening applied (`0005_durable_run_commits`). */
+    onMigrated?: (applied: readonly string[]) => void;
   };
 
 /**
@@ -61,6 +63,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
           path: options.path,
           clock: options.clock,
           busyTimeoutMs: timeoutMs,
+          onMigrated: options.onMigrated,
         }),
         { timeoutMs, isOutage: isSqliteOutage },
       );
@@ -73,6 +76,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
           schema: options.schema,
           clock: options.clock,
           connectTimeoutMs: timeoutMs,
+          onMigrated: options.onMigrated,
         }),
         { timeoutMs, isOutage: isPostgresOutage },
       );

@@ -191,8 +191,11 @@ export interface LostRun {
 export interface Store {
   /** `sqlite` or `postgres`. */
   readonly kind: "sqlite" | "postgres";
-  /** Runs the versioned migrations (idempotent; safe when two replicas start at once). */
-  migrate(): Promise<void>;
+  /**
+   * Runs the versioned migrations (idempotent; safe when two replicas start at once); resolves
+   * with the ones this call applied, as `0005_durable_run_commits`.
+   */
+  migrate(): Promise<readonly string[]>;
   /** Resolves when the store answers a trivial query; rejects otherwise. */
   ping(): Promise<void>;
   /** Releases connections and file handles. */

@@ -76,4 +76,9 @@ export const RuntimeSchema = z.object({
   attached: AttachedSchema.prefault({}),
   tools: ToolsRuntimeSchema.prefault({}),
   log_level: z.enum(["debug", "info", "warn", "error"]).default("info"),
+  /**
+   * `text`: a line for people (time, level, message, fields; colours on a terminal); `json`: one
+   * JSON object per line; `auto`: text when stderr is a terminal, JSON otherwise.
+   */
+  log_format: z.enum(["auto", "text", "json"]).default("auto"),
 }).strict();

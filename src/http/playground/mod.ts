@@ -117,3 +117,8 @@ export function playgroundRoutes(): Hono<AppEnv> {
   for (const [path, file] of Object.entries(ASSETS)) r.get(path, (c) => serve(c, file));
   return r;
 }
+
+/** Whether `path` is one of the page's files (not the page itself): logged at debug. */
+export function isPlaygroundAsset(path: string): boolean {
+  return path !== "/" && Object.hasOwn(FILES, path);
+}

@@ -27,6 +27,11 @@ export const SCHEMA_MIGRATIONS_DDL = `CREATE TABLE IF NOT EXISTS schema_migratio
   applied_at BIGINT NOT NULL
 )`;
 
+/** A migration as people name it, `0005_durable_run_commits` (its file's name). */
+export function migrationLabel(migration: Migration): string {
+  return `${String(migration.version).padStart(4, "0")}_${migration.name}`;
+}
+
 /** The migrations not yet in `applied`, in version order. */
 export function pendingMigrations(applied: Iterable<number>): Migration[] {
   const done = new Set(applied);

@@ -9,7 +9,12 @@
  */
 import type postgres from "postgres";
 import { type Clock, systemClock } from "../../clock.ts";
-import { type Conversion, pendingMigrations, SCHEMA_MIGRATIONS_DDL } from "../migrations/mod.ts";
+import {
+  type Conversion,
+  migrationLabel,
+  pendingMigrations,
+  SCHEMA_MIGRATIONS_DDL,
+} from "../migrations/mod.ts";
 import type { Store } from "../types.ts";
 import { postgresChains } from "./chains.ts";
 import { postgresCheckpoints } from "./checkpoints.ts";
@@ -31,6 +36,8 @@ export interface PostgresStoreOptions {
   clock?: Clock;
   /** Milliseconds allowed to connect (default 5000); the store's calls are bounded by it too. */
   connectTimeoutMs?: number;
+  /** Told the migrations the opening applied (`0005_durable_run_commits`), none when up to date. */
+  onMigrated?: (applied: readonly string[]) => void;
 }
 
 /** A store on one schema of a PostgreSQL database. */
@@ -76,6 +83,7 @@ function postgresStore(options: PostgresStoreOptions): PostgresStore {
     ...postgresCheckpoints(sql),
 
     async migrate() {
+      const done: string[] = [];
       await sql.begin(async (tx) => {
         // The advisory lock serialises concurrent starts, including `CREATE SCHEMA IF NOT
         // EXISTS`, which is not safe on its own when two sessions race; it is released at commit.
@@ -88,8 +96,10 @@ function postgresStore(options: PostgresStoreOptions): PostgresStore {
           if (migration.convert) await convert(tx, migration.convert);
           await tx`INSERT INTO schema_migrations (version, name, applied_at)
             VALUES (${migration.version}, ${migration.name}, ${clock.now()})`;
+          done.push(migrationLabel(migration));
         }
       });
+      return done;
     },
 
     async ping() {
@@ -122,7 +132,9 @@ async function convert(tx: postgres.TransactionSql, conversion: Conversion): Pro
 export async function openPostgresStore(options: PostgresStoreOptions): Promise<PostgresStore> {
   const store = postgresStore(options);
   try {
-    await store.migrate();
+    // Not `onMigrated?.(await ...)`: an optional call skips evaluating its arguments.
+    const applied = await store.migrate();
+    options.onMigrated?.(applied);
   } catch (error) {
     await store.close();
     throw error;

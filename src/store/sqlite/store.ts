@@ -8,7 +8,12 @@
  */
 import type { SQLInputValue } from "node:sqlite";
 import { type Clock, systemClock } from "../../clock.ts";
-import { type Conversion, pendingMigrations, SCHEMA_MIGRATIONS_DDL } from "../migrations/mod.ts";
+import {
+  type Conversion,
+  migrationLabel,
+  pendingMigrations,
+  SCHEMA_MIGRATIONS_DDL,
+} from "../migrations/mod.ts";
 import type { Store } from "../types.ts";
 import { sqliteChains } from "./chains.ts";
 import { type Checkpointer, startCheckpointer } from "./checkpointer.ts";
@@ -41,6 +46,8 @@ export interface SqliteStoreOptions {
   busyTimeoutMs?: number;
   /** The time written into records (default the real time). */
   clock?: Clock;
+  /** Told the migrations the opening applied (`0005_durable_run_commits`), none when up to date. */
+  onMigrated?: (applied: readonly string[]) => void;
 }
 
 /** A store on one SQLite database file (or an in-memory database). */
@@ -83,8 +90,9 @@ function sqliteStore(options: SqliteStoreOptions): SqliteStore {
     ...sqliteLeases(conn, commits, clock),
     ...sqliteCheckpoints(conn),
 
-    migrate() {
-      return commits.durable(() => {
+    async migrate() {
+      const done: string[] = [];
+      await commits.durable(() => {
         // IMMEDIATE: a second process migrating the same file waits here, then sees the versions
         // the first one recorded and applies nothing.
         commits.write(() => {
@@ -98,11 +106,13 @@ function sqliteStore(options: SqliteStoreOptions): SqliteStore {
               "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)",
             )
               .run(migration.version, migration.name, clock.now());
+            done.push(migrationLabel(migration));
           }
         });
         // Statements prepared before a migration may name tables it rebuilt.
         conn.forget();
       });
+      return done;
     },
 
     ping() {
@@ -145,7 +155,9 @@ function sqliteStore(options: SqliteStoreOptions): SqliteStore {
 export async function openSqliteStore(options: SqliteStoreOptions): Promise<SqliteStore> {
   const store = sqliteStore(options);
   try {
-    await store.migrate();
+    // Not `onMigrated?.(await ...)`: an optional call skips evaluating its arguments.
+    const applied = await store.migrate();
+    options.onMigrated?.(applied);
     if (options.path !== ":memory:") {
       await store.startCheckpointer(options.path, Math.max(0, options.busyTimeoutMs ?? 5000));
     }
