@@ -11,9 +11,9 @@ import { aiSdkAddOn } from "./protocols/ai_sdk/mod.ts";
 import { a2aAddOn } from "./protocols/a2a/mod.ts";
 import { listen, type Listener } from "./http/listener.ts";
 import { createLogger, type Logger, resolveLogFormat, withSecrets } from "./log.ts";
-import { maskUrl } from "./config/mask.ts";
 import { secretScrubber, secretValues } from "./secrets.ts";
-import { openStore, type Store } from "./store/mod.ts";
+import type { Store } from "./store/mod.ts";
+import { openConfiguredStore } from "./server_store.ts";
 import { createPubSub } from "./pubsub/mod.ts";
 import type { PubSub } from "./pubsub/mod.ts";
 import { RunService } from "./runs/service.ts";
@@ -378,58 +378,6 @@ async function startMcp(
   return await startMcpServers(config, { log, env }).catch((err) => {
     throw err instanceof McpStartupError ? new StartupError(err.problems) : err;
   });
-}
-
-/**
- * Opens the store of `runtime.storage`, saying which and what migrations it applied; a store
- * that cannot be opened is an error naming it, its URL (password masked) and what to check.
- */
-async function openConfiguredStore(
-  config: Config,
-  log: Logger,
-  clock: Clock | undefined,
-): Promise<Store> {
-  const storage = config.manifest.runtime.storage;
-  const where = storage.kind === "postgres" ? maskUrl(storage.url!) : storage.path ?? ":memory:";
-  log.info("opening store", { store: storage.kind ?? "sqlite", at: where });
-  const onMigrated = (applied: readonly string[]) => {
-    if (applied.length > 0) log.info("migrations applied", { migrations: applied });
-  };
-  try {
-    return await openStore(
-      storage.kind === "postgres"
-        ? {
-          kind: "postgres",
-          url: storage.url!,
-          schema: storage.schema,
-          clock,
-          timeoutMs: storage.timeout,
-          onMigrated,
-        }
-        : {
-          kind: "sqlite",
-          path: storage.path ?? ":memory:",
-          clock,
-          timeoutMs: storage.timeout,
-          onMigrated,
-        },
-    );
-  } catch (err) {
-    const reason = err instanceof Error ? err.message : String(err);
-    const hint = storage.kind === "postgres"
-      ? "check that PostgreSQL runs and accepts connections there, and the URL's host, port, " +
-        "user, password and database (runtime.storage.url or AGENT__STORAGE__URL)"
-      : "check that the folder exists and is writable, and that no other program holds the file " +
-        "(runtime.storage.path or AGENT__STORAGE__PATH)";
-    throw new StoreOpenError(
-      `could not open the ${storage.kind ?? "sqlite"} store at ${where}: ${reason}; ${hint}`,
-    );
-  }
-}
-
-/** The store of the configuration could not be opened at start. */
-export class StoreOpenError extends Error {
-  override name = "StoreOpenError";
 }
 
 /** `derive` of its latest input, computed again only when the input is another object. */
