@@ -9,6 +9,7 @@
  */
 import { z } from "zod";
 import { MessageSchema, PatchOperationSchema, RunErrorSchema, RunStatusSchema } from "./schemas.ts";
+import { FinishReasonSchema, UsageSchema } from "./usage.ts";
 
 const StepName = z.enum(["model", "tools"]).describe(
   "`model` (the model answers) or `tools` (the tools it called run).",
@@ -85,6 +86,13 @@ export const RunEventPayloadSchemas = {
       "A completed run's result, `{ text, context }`; else null (as on the run record).",
     ),
     error: RunErrorSchema.nullish().describe("Why a `failed` run failed."),
+    usage: UsageSchema.nullish().describe(
+      "The tokens of all the run's model steps, as on the run record (null without a model step).",
+    ),
+    finish_reason: FinishReasonSchema.nullish().describe(
+      "Why the model stopped in the run's last model step (`length`, `content_filter`, " +
+        "`refusal`, ...), as on the run record.",
+    ),
   }).describe("The run ended with its final status (the last event of a stream)."),
 } as const;
 

@@ -6,6 +6,7 @@
  */
 import { z } from "zod";
 import { InferenceParamsSchema, RetrySchema } from "../config/schema/agent.ts";
+import { FinishReasonSchema, ModelStepReportSchema, UsageSchema } from "./usage.ts";
 
 /** Identifier chosen by a client (session, run, message): printable, no slashes, bounded. */
 export const ClientIdSchema = z.string().min(1).max(128).regex(
@@ -169,6 +170,18 @@ export const RunSchema = z.object({
       "else null.",
   ),
   error: RunErrorSchema.nullable().describe("Why a `failed` run failed; else null."),
+  usage: UsageSchema.nullable().describe(
+    "The tokens of all the run's model steps (null before the run ends or without a model step).",
+  ),
+  finish_reason: FinishReasonSchema.nullable().describe(
+    "Why the model stopped in the run's last model step (null without one).",
+  ),
+  model_steps: z.array(ModelStepReportSchema).describe(
+    "Each model step's finish reason and tokens, in order (empty until the run ends).",
+  ),
+  warnings: z.array(z.string()).describe(
+    "The provider's warnings about the run's requests (unsupported settings), each once.",
+  ),
 }).meta({ id: "Run", description: "A run: one execution of the agent graph in a session." });
 
 /** The state a checkpoint saves. */

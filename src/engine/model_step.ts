@@ -103,6 +103,11 @@ export async function* streamStep(
         out.warnings.push(...ev.warnings);
         break;
       case "finish":
+        // A refusal's explanation is the answer, in the stream as in the store.
+        if (ev.explanation && answer.text === "") {
+          answer.addText(ev.explanation);
+          yield* open.text(message_id, ev.explanation);
+        }
         out.finish = {
           reason: ev.reason,
           ...(ev.raw_reason ? { raw_reason: ev.raw_reason } : {}),

@@ -18,6 +18,7 @@ import { OpenEvents } from "./open_events.ts";
 import { loadStart } from "./start.ts";
 import type { Context } from "./state.ts";
 import { streamStep } from "./model_step.ts";
+import { RunReport } from "./report.ts";
 import { StepWriter } from "./step_writer.ts";
 import { callServerTool } from "./tool_call.ts";
 import type {
@@ -66,6 +67,8 @@ class Execution {
   private partial: { message_id: string; answer: Answer } | null = null;
   /** The engine's logger with this run's ids on every line. */
   private readonly log: Logger;
+  /** What the model reported, kept on the run record. */
+  private readonly report: RunReport;
 
   constructor(
     private readonly deps: EngineDeps,
@@ -88,6 +91,7 @@ class Execution {
       run_id: input.run_id,
       session_id: input.session_id,
     });
+    this.report = new RunReport(deps.store, input.run_id, setup.model, this.log);
   }
 
   async *run(): AsyncGenerator<RunEvent> {
@@ -100,6 +104,7 @@ class Execution {
       yield* this.open.all();
       finish = await this.salvage(error);
     }
+    const report = await this.report.save();
     const last = this.writes.takeLast();
     if (this.options.finish) {
       this.options.finish(last);
@@ -116,7 +121,7 @@ class Execution {
         };
       }
     }
-    yield makeEvent("run_finished", { session_id, run_id, ...finish });
+    yield makeEvent("run_finished", { session_id, run_id, ...finish, ...report });
   }
 
   /** The graph proper; returns how the run finished normally. */
@@ -224,12 +229,13 @@ class Execution {
       this.signal,
     );
 
-    const { calls } = yield* streamStep(stream.events, {
+    const { calls, finish, warnings } = yield* streamStep(stream.events, {
       open: this.open,
       answer,
       message_id,
       signal: this.signal,
     });
+    this.report.step(this.step, finish, warnings);
     // A source that just stops on abort must not pass for a complete answer.
     if (this.signal.aborted) throw new RunCancelled();
     yield* this.open.textEnd();

@@ -321,9 +321,10 @@ export class RunService {
     }
     const outcome = outcomeOf(active.reason, final);
     let finished: RunEventOf<"run_finished">;
+    let record: Run | undefined;
     try {
       const deps = { store: this.#store, log: this.#log, givingUp: () => this.#stopRetrying };
-      const run = await saveOutcome(deps, active, outcome);
+      const run = record = await saveOutcome(deps, active, outcome);
       finished = makeEvent("run_finished", {
         session_id: active.session_id,
         run_id: active.run_id,
@@ -331,6 +332,8 @@ export class RunService {
         interrupt_payload: run.interrupt_payload,
         result: run.result,
         error: run.error,
+        usage: run.usage,
+        finish_reason: run.finish_reason,
       });
     } catch (err) {
       this.#log.error("could not persist run outcome", {
@@ -345,6 +348,8 @@ export class RunService {
         interrupt_payload: outcome.interrupt_payload ?? null,
         result: outcome.result ?? null,
         error: outcome.error ?? null,
+        usage: final?.usage ?? null,
+        finish_reason: final?.finish_reason ?? null,
       });
     }
     await this.#delivery.deliver(active, finished);
@@ -363,6 +368,10 @@ export class RunService {
       reason: active.reason,
       error_code: finished.error?.code,
       error: finished.error?.message,
+      finish_reason: finished.finish_reason ?? undefined,
+      usage: finished.usage ?? undefined,
+      // The provider's warnings about the run's requests, each once.
+      warnings: record?.warnings.length ? record.warnings : undefined,
       ms: Math.round(performance.now() - active.started),
     });
   }

@@ -292,6 +292,8 @@ function finishedFrom(run: Run): SequencedEvent["event"] {
     interrupt_payload: run.interrupt_payload,
     result: run.result,
     error: run.error,
+    usage: run.usage,
+    finish_reason: run.finish_reason,
   });
   const ended = Date.parse(run.updated_at);
   return Number.isFinite(ended) ? { ...event, timestamp: ended / 1000 } : event;

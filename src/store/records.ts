@@ -11,6 +11,7 @@ import type {
   RunStatus,
   Session,
 } from "../api/schemas.ts";
+import { modelFields, type ModelReport } from "../api/usage.ts";
 import { storeErrors } from "./errors.ts";
 import type { CheckpointData, CheckpointHead } from "./types.ts";
 
@@ -49,6 +50,8 @@ export interface RunRow {
   result: unknown;
   interrupt_payload: unknown;
   error: unknown;
+  /** What the model reported (`ModelReport`), null until the run ends. */
+  model_report?: unknown;
   created_at: number;
   updated_at: number;
 }
@@ -116,6 +119,7 @@ export function toRun(row: RunRow): Run {
     result: row.result ?? null,
     interrupt_payload: (row.interrupt_payload ?? null) as Run["interrupt_payload"],
     error: (row.error ?? null) as RunError | null,
+    ...modelFields(row.model_report as ModelReport | null | undefined),
   };
 }
 

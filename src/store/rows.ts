@@ -55,6 +55,7 @@ export function rowDecoders(json: (column: unknown) => unknown): RowDecoders {
       result: json(r.result),
       interrupt_payload: json(r.interrupt_payload),
       error: json(r.error),
+      model_report: json(r.model_report),
       created_at: Number(r.created_at),
       updated_at: Number(r.updated_at),
     }),

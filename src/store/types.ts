@@ -4,6 +4,7 @@
  * Both pass the one contract suite in tests/store/contract.ts. Client mistakes are thrown as
  * `StoreError`s (./errors.ts), never as HTTP errors.
  */
+import type { ModelReport } from "../api/usage.ts";
 import type {
   Checkpoint,
   CheckpointState,
@@ -287,6 +288,11 @@ export interface Store {
    */
   finishRun(runId: string, outcome: RunOutcome, last?: StepCommit | null): Promise<Run>;
   /**
+   * Keeps what the model reported on a run (usage, finish reasons, warnings) on its record,
+   * whatever its status; written once, as the run ends, before its outcome.
+   */
+  saveModelReport(runId: string, report: ModelReport): Promise<void>;
+  /**
    * Cancels a running run of the tenant (no change when terminal). Returns the run after the
    * call, or null when the tenant has no such run.
    */
@@ -340,7 +346,14 @@ export type MessageMethods = Pick<
 /** The methods of a `Store` that start, read, commit, finish and cancel runs. */
 export type RunMethods = Pick<
   Store,
-  "createRun" | "readStart" | "getRun" | "listRuns" | "commitStep" | "finishRun" | "cancelRun"
+  | "createRun"
+  | "readStart"
+  | "getRun"
+  | "listRuns"
+  | "commitStep"
+  | "finishRun"
+  | "saveModelReport"
+  | "cancelRun"
 >;
 
 /** The methods of a `Store` on chains of runs. */

@@ -19,7 +19,7 @@ import type { RunEvent, RunStreamItem } from "../../api/events.ts";
 import { type Cursor, frameId, isAfter, parseCursor } from "../../http/kit/mod.ts";
 import { ALL_OUTPUT_MODES, type OutputModes } from "./request.ts";
 import type { StreamResponse, Task } from "./responses.ts";
-import { stateArtifact, taskStatus, textArtifact } from "./task.ts";
+import { stateArtifact, taskMetadata, taskStatus, textArtifact } from "./task.ts";
 
 /** Which task the events belong to and what the client accepts. */
 export interface A2aEncoderOptions {
@@ -112,7 +112,10 @@ export class A2aEncoder {
             },
           });
         }
-        out.push(this.#status(taskStatus(event, isoOf(event.timestamp), this.#taskId)));
+        const final = this.#status(taskStatus(event, isoOf(event.timestamp), this.#taskId));
+        const metadata = taskMetadata(event);
+        if (metadata && "statusUpdate" in final) final.statusUpdate.metadata = metadata;
+        out.push(final);
         return out;
       }
       default:

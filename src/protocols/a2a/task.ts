@@ -6,6 +6,7 @@
  * messages the task history. The stream encoder builds the same objects, so a streamed task and a
  * read task agree.
  */
+import { type FinishReason, totalUsage, type Usage } from "../../api/usage.ts";
 import type { Message as NativeMessage, Run, RunError, RunStatus } from "../../api/schemas.ts";
 import type { ChainState } from "../../runs/reads.ts";
 import { ALL_OUTPUT_MODES, describe, type OutputModes, pendingCalls } from "./request.ts";
@@ -257,12 +258,33 @@ export function buildTask(chain: ChainState, options: TaskViewOptions = {}): Tas
   }
 
   const includeArtifacts = options.includeArtifacts ?? artifacts.length > 0;
+  const usages = chain.runs.flatMap(({ run }) => run.usage ? [run.usage] : []);
+  const metadata = taskMetadata({
+    usage: usages.length > 0 ? totalUsage(usages) : null,
+    finish_reason: latest.finish_reason,
+  });
   return {
     id: taskId,
     contextId: latest.session_id,
     status: taskStatus(latest, latest.updated_at, taskId),
     ...(includeArtifacts ? { artifacts } : {}),
     ...(history.length > 0 ? { history } : {}),
+    ...(metadata ? { metadata } : {}),
+  };
+}
+
+/**
+ * agentd's task metadata: why the model last stopped (`finishReason`: `stop`, `length`,
+ * `content_filter`, `refusal`, ...) and the tokens used (`usage`, native field names); undefined
+ * when there is neither.
+ */
+export function taskMetadata(
+  run: { usage?: Usage | null; finish_reason?: FinishReason | null },
+): Record<string, unknown> | undefined {
+  if (!run.usage && !run.finish_reason) return undefined;
+  return {
+    ...(run.finish_reason ? { finishReason: run.finish_reason } : {}),
+    ...(run.usage ? { usage: run.usage } : {}),
   };
 }
 

@@ -13,8 +13,10 @@ import {
   type JsonPatchOperation,
   PROTOCOL_VERSION,
   type RunFinishedEvent,
+  type TokenUsage,
 } from "@ag-ui/core";
 import type { RunEvent, RunEventOf, RunStreamItem } from "../../api/events.ts";
+import type { Usage } from "../../api/usage.ts";
 import { type Cursor, frameId, isAfter, sseFrame } from "../../http/kit/mod.ts";
 import { contentText, toAgUiMessage } from "./messages.ts";
 import { outcomeOf } from "./outcome.ts";
@@ -226,6 +228,10 @@ export class AgUiEncoder {
     if (event.status === "completed" && event.result !== null && event.result !== undefined) {
       finished.result = event.result;
     }
+    if (event.usage) finished.usage = [agUiUsage(event.usage)];
+    // Why the model stopped (`length`, `content_filter`, `refusal`, ...): AG-UI has no field of
+    // its own for it, so it rides the event's metadata.
+    if (event.finish_reason) finished.metadata = { finishReason: event.finish_reason };
     // A stream must open with RUN_STARTED even when the run never got to say it.
     const opener: AgUiEvent[] = this.#started ? [] : [{
       type: EventType.RUN_STARTED,
@@ -325,4 +331,17 @@ export async function* agUiFrames(
       encoder.fail(`the run's event stream failed: ${String(err)}`, "stream_failed"),
     );
   }
+}
+
+/** Native usage as one AG-UI `TokenUsage` entry (counts the provider did not report absent). */
+function agUiUsage(usage: Usage): TokenUsage {
+  const out: TokenUsage = {};
+  if (usage.input_tokens !== undefined) out.inputTokens = usage.input_tokens;
+  if (usage.output_tokens !== undefined) out.outputTokens = usage.output_tokens;
+  if (usage.input_tokens !== undefined && usage.output_tokens !== undefined) {
+    out.totalTokens = usage.input_tokens + usage.output_tokens;
+  }
+  if (usage.reasoning_tokens !== undefined) out.reasoningTokens = usage.reasoning_tokens;
+  if (usage.cached_input_tokens !== undefined) out.cachedInputTokens = usage.cached_input_tokens;
+  return out;
 }

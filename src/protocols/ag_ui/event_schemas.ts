@@ -135,6 +135,19 @@ export const AgUiEventSchema = z.discriminatedUnion("type", [
     runId: RunId,
     outcome: Outcome.describe("How it ended, and what it waits for."),
     result: z.unknown().optional().describe("A completed run's `{ text, context }`."),
+    usage: z.array(z.object({
+      inputTokens: z.number().int().optional().describe("Prompt tokens, cached included."),
+      outputTokens: z.number().int().optional().describe("Completion tokens."),
+      totalTokens: z.number().int().optional().describe("Input plus output."),
+      reasoningTokens: z.number().int().optional().describe("Of the output, reasoning."),
+      cachedInputTokens: z.number().int().optional().describe("Of the input, read from cache."),
+    })).optional().describe("The run's tokens (one entry: the run's model), when reported."),
+    metadata: z.object({
+      finishReason: z.string().describe(
+        "Why the model stopped in the last model step: `stop`, `length`, `content_filter`, " +
+          "`refusal`, `tool_calls`, `other` (the run record's `finish_reason`).",
+      ),
+    }).optional().describe("agentd's additions."),
   }),
   event(EventType.RUN_ERROR, "The run failed (the last event).", {
     message: z.string().describe("What failed."),

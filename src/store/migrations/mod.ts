@@ -7,6 +7,7 @@ import { linearCheckpoints } from "./0002_linear_checkpoints.ts";
 import { dropHeartbeatIndex } from "./0003_drop_heartbeat_index.ts";
 import { runLinks } from "./0004_run_links.ts";
 import { durableRunCommits } from "./0005_durable_run_commits.ts";
+import { runModelReport } from "./0006_run_model_report.ts";
 import type { Migration } from "./types.ts";
 
 export type { Conversion, Migration, MigrationQuery } from "./types.ts";
@@ -18,6 +19,7 @@ export const migrations: readonly Migration[] = [
   dropHeartbeatIndex,
   runLinks,
   durableRunCommits,
+  runModelReport,
 ];
 
 /** The bookkeeping table both dialects create before applying anything. */

@@ -140,6 +140,11 @@ export function postgresRuns(sql: postgres.Sql, clock: Clock, channel: string): 
       return toRun(decode.run(row));
     },
 
+    async saveModelReport(runId, report) {
+      await sql`UPDATE runs SET model_report = ${jsonText(report)}::text::jsonb
+        WHERE run_id = ${runId}`;
+    },
+
     async cancelRun(tenant, runId) {
       const row = await sql.begin(async (tx) => {
         const now = clock.now();

@@ -250,6 +250,14 @@ export function sqliteRuns(conn: Connection, commits: GroupCommit, clock: Clock)
       });
     },
 
+    saveModelReport(runId, report) {
+      return commits.durable(() => {
+        commits.write(() =>
+          conn.run("UPDATE runs SET model_report = ? WHERE run_id = ?", jsonText(report), runId)
+        );
+      });
+    },
+
     cancelRun(tenant, runId) {
       return commits.durable(() => {
         const row = commits.write(() =>

@@ -4,7 +4,15 @@
  * helpers read what a client sees (native events) and what was stored.
  */
 import assert from "node:assert/strict";
-import { type EventData, readEvents, startTestServer, type TestServer } from "../../_kit/mod.ts";
+import { HttpAgent } from "@ag-ui/client";
+import { RecordingFetch, type WireEvent } from "../../protocols/ag_ui/helpers.ts";
+import {
+  type EventData,
+  readEvents,
+  startTestServer,
+  type StoreKind,
+  type TestServer,
+} from "../../_kit/mod.ts";
 import { type FakeServer, modelBlock, startReplayServer, type Wire } from "./server.ts";
 
 /** The provider each wire is spoken by in agentd. */
@@ -23,13 +31,20 @@ export interface ReplayRig extends AsyncDisposable {
 /** Starts a replay server for `wire` and an agentd server whose agent uses it. */
 export async function startRig(
   wire: Wire,
-  options: { provider?: string; model?: Record<string, unknown>; agent?: Record<string, unknown> } =
-    {},
+  options: {
+    provider?: string;
+    model?: Record<string, unknown>;
+    agent?: Record<string, unknown>;
+    store?: StoreKind;
+  } = {},
 ): Promise<ReplayRig> {
   const replay = startReplayServer(wire);
   const model = modelBlock(options.provider ?? PROVIDER[wire], replay, options.model);
   const agent = { name: "replay", model, ...options.agent };
-  const t = await startTestServer({ manifest: { agent } });
+  const t = await startTestServer({
+    store: options.store,
+    manifest: { agent, http_server: { protocol: { ag_ui: {} } } },
+  });
   return {
     t,
     replay,
@@ -73,3 +88,21 @@ export const clientTool = (name: string) => ({
   description: name,
   parameters: { type: "object", properties: {} },
 });
+
+/**
+ * Runs the agent once through AG-UI with the official client (`HttpAgent`): the events it saw,
+ * each stream held to the wire rules of the AG-UI tests.
+ */
+export async function agUiRun(t: TestServer, text: string): Promise<WireEvent[]> {
+  const recorder = new RecordingFetch();
+  const agent = new HttpAgent({ url: `${t.url}/ag-ui/run`, fetch: recorder.fetch });
+  agent.addMessage({ id: crypto.randomUUID(), role: "user", content: text });
+  const events: WireEvent[] = [];
+  await agent.runAgent({}, {
+    onEvent: ({ event }) => {
+      events.push(event as WireEvent);
+    },
+  });
+  await recorder.checkAll();
+  return events;
+}

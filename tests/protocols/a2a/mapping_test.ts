@@ -182,6 +182,10 @@ const run = (over: Partial<Run> = {}): Run => ({
   result: { text: "hello", context: null },
   interrupt_payload: null,
   error: null,
+  usage: null,
+  finish_reason: null,
+  model_steps: [],
+  warnings: [],
   ...over,
 });
 

@@ -100,11 +100,32 @@ export async function runSteps(t: Deno.TestContext, c: Contract): Promise<void> 
       result: null,
       interrupt_payload: null,
       error: null,
+      usage: null,
+      finish_reason: null,
+      model_steps: [],
+      warnings: [],
     });
     assert.ok(!("owner" in run) && !("heartbeat_at" in run), "lease columns stay private");
     assert.deepEqual(await store.getRun(tenant, runId), run);
     assert.equal(await store.getRun(newTenant(), runId), null);
     assert.equal(await store.getRun(tenant, "nope"), null);
+    // What the model reported shows on the record; the rest of the record is untouched.
+    const step = { step: 1, finish_reason: "length" as const, usage: { input_tokens: 3 } };
+    await store.saveModelReport(runId, {
+      provider: "p",
+      model: "m",
+      steps: [step],
+      warnings: ["w"],
+    });
+    const reported = (await store.getRun(tenant, runId))!;
+    assert.deepEqual(reported, {
+      ...run,
+      usage: { input_tokens: 3 },
+      finish_reason: "length",
+      model_steps: [step],
+      warnings: ["w"],
+    });
+    await store.saveModelReport(runId, { provider: "p", model: "m", steps: [], warnings: [] });
     const touched = (await store.getSession(tenant, "s"))!;
     assert.ok(ms(touched.updated_at) > ms(session.updated_at), "run creation bumps updated_at");
 

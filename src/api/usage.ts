@@ -1,0 +1,98 @@
+/**
+ * What the model reported on a run: token usage, finish reasons and warnings. One zod schema per
+ * wire shape (the run record's and `run_finished`'s fields), the stored report, and the totals.
+ */
+import { z } from "zod";
+
+const Tokens = z.number().int().nonnegative();
+
+/** Tokens as the provider reported them (a count it did not report is absent, never guessed). */
+export const UsageSchema = z.object({
+  input_tokens: Tokens.optional().describe("Prompt tokens, cached ones included."),
+  output_tokens: Tokens.optional().describe("Completion tokens, reasoning included."),
+  reasoning_tokens: Tokens.optional().describe("Of the output, the reasoning tokens."),
+  cached_input_tokens: Tokens.optional().describe(
+    "Of the input, the tokens read from the provider's prompt cache.",
+  ),
+}).meta({ id: "Usage", description: "Tokens the model used, as the provider reported them." });
+
+/** Why the model stopped. */
+export const FinishReasonSchema = z.enum([
+  "stop",
+  "length",
+  "content_filter",
+  "refusal",
+  "tool_calls",
+  "other",
+]).meta({
+  id: "FinishReason",
+  description: "Why the model stopped: `stop` (it answered), `length` (the output limit), " +
+    "`content_filter` (the provider's filter), `refusal` (the model refused; its explanation is " +
+    "the answer), `tool_calls` (it called tools), `other`.",
+});
+
+/** One model step's report. */
+export const ModelStepReportSchema = z.object({
+  step: z.number().int().describe("The step's number in the run."),
+  finish_reason: FinishReasonSchema.describe("Why the model stopped in this step."),
+  raw_finish_reason: z.string().optional().describe(
+    "The provider's own reason (`max_tokens`, `MAX_TOKENS`, `refusal`), when it gave one.",
+  ),
+  usage: UsageSchema.describe("The step's tokens."),
+}).meta({ id: "ModelStepReport", description: "What the model reported in one step." });
+
+/** Usage and finish reasons. */
+export type Usage = z.infer<typeof UsageSchema>;
+export type FinishReason = z.infer<typeof FinishReasonSchema>;
+export type ModelStepReport = z.infer<typeof ModelStepReportSchema>;
+
+/** What a run's record keeps of its model (the `runs.model_report` column). */
+export interface ModelReport {
+  provider: string;
+  model: string;
+  steps: ModelStepReport[];
+  warnings: string[];
+}
+
+/** The run record's fields of a report (nothing reported: null and empty). */
+export function modelFields(report: ModelReport | null | undefined): {
+  usage: Usage | null;
+  finish_reason: FinishReason | null;
+  model_steps: ModelStepReport[];
+  warnings: string[];
+} {
+  const steps = report?.steps ?? [];
+  return {
+    usage: steps.length > 0 ? totalUsage(steps.map((s) => s.usage)) : null,
+    finish_reason: steps.at(-1)?.finish_reason ?? null,
+    model_steps: steps,
+    warnings: report?.warnings ?? [],
+  };
+}
+
+/** The sum of usages; a count no usage reported stays absent. */
+export function totalUsage(usages: Usage[]): Usage {
+  const out: Usage = {};
+  for (const usage of usages) {
+    for (const [key, value] of Object.entries(usage) as [keyof Usage, number | undefined][]) {
+      if (typeof value === "number") out[key] = (out[key] ?? 0) + value;
+    }
+  }
+  return out;
+}
+
+/** Our finish reason of a provider's unified one (`content-filter` with raw `refusal` is a refusal). */
+export function finishReasonOf(unified: string, raw?: string): FinishReason {
+  switch (unified) {
+    case "stop":
+    case "length":
+    case "other":
+      return unified;
+    case "tool-calls":
+      return "tool_calls";
+    case "content-filter":
+      return raw === "refusal" ? "refusal" : "content_filter";
+    default:
+      return "other";
+  }
+}
