@@ -26,6 +26,7 @@ export const ERROR_CODES = {
   messageExists: 409005,
   eventsGone: 410001,
   bodyTooLarge: 413001,
+  tooLarge: 413002,
   unsupportedMediaType: 415001,
   validation: 422000,
   headersTooLarge: 431001,

@@ -80,6 +80,7 @@ export const errors = {
     ),
   bodyTooLarge: (limit: number) =>
     new ApiError(413, 1, `request body is larger than the limit of ${limit} bytes`),
+  tooLarge: (message: string) => new ApiError(413, 2, message),
   unsupportedMediaType: (got: string | null) =>
     new ApiError(
       415,

@@ -7,7 +7,11 @@
 import type { FieldError } from "../errors.ts";
 
 /** What kind of refusal an `EngineError` is. */
-export type EngineErrorKind = "invalid_request" | "checkpoint_not_found" | "message_exists";
+export type EngineErrorKind =
+  | "invalid_request"
+  | "checkpoint_not_found"
+  | "message_exists"
+  | "too_large";
 
 /** A run request the engine refuses before anything is written. */
 export class EngineError extends Error {
@@ -37,6 +41,8 @@ export const engineErrors = {
     new EngineError("checkpoint_not_found", `checkpoint '${id}' not found`, id),
   messageExists: (id: string) =>
     new EngineError("message_exists", `message '${id}' already exists`, id),
+  /** A write that would take a session past its cap. */
+  tooLarge: (message: string) => new EngineError("too_large", message),
 } as const;
 
 /** `field: rule message; ...`, for logs and tests. */

@@ -6,7 +6,8 @@
  *    or `resume_payload` shape (`EngineError` `invalid_request`);
  * 2. `loadStart` — one store read (the start checkpoint and the conversation); `EngineError`
  *    `checkpoint_not_found` for an unknown `checkpoint_id`, `message_exists` for a used message
- *    id, `invalid_request` for a resume that does not fit the pending calls.
+ *    id, `invalid_request` for a resume that does not fit the pending calls, `too_large` for
+ *    input past the session cap (size.ts).
  *
  * The run service then creates the run with `parent_checkpoint_id` and the plan's `begin` (the
  * session when new, a fork's conversation, the input messages) in one transaction, and `execute`
@@ -20,6 +21,7 @@
  */
 export { createEngine, type Engine, type EnginePlan, type RunBegin } from "./engine.ts";
 export { EngineError, type EngineErrorKind } from "./errors.ts";
+export { checkSessionRoom } from "./size.ts";
 export { waitingToolCalls } from "./start.ts";
 export type {
   EngineDeps,

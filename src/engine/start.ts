@@ -4,6 +4,7 @@
  * exists, so an unknown checkpoint or an incomplete resume never creates a run.
  */
 import type { Message, MessageInput } from "../api/schemas.ts";
+import { checkSessionRoom } from "./size.ts";
 import { systemClock } from "../clock.ts";
 import type { FieldError } from "../errors.ts";
 import { engineErrors } from "./errors.ts";
@@ -53,6 +54,7 @@ export async function loadStart(
   for (const m of request.messages) {
     if (m.message_id && taken.has(m.message_id)) throw engineErrors.messageExists(m.message_id);
   }
+  checkSessionRoom(conversation, request.messages, deps.config.manifest.runtime.max_session_bytes);
 
   const pending = waitingToolCalls(checkpoint?.state.pending_tool_calls ?? [], conversation);
   const answered = answerPending(pending, setup.resume, request.messages);

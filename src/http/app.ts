@@ -14,6 +14,7 @@ import { v1Routes } from "./v1/mod.ts";
 import { apiKeyAuth } from "./kit/mod.ts";
 import type { AddOn } from "./kit/mod.ts";
 import type { AppServices } from "./kit/mod.ts";
+import { watchUnread } from "./unread_watch.ts";
 import { errorResponse, onSseClose } from "./kit/mod.ts";
 import { type Routes, routes } from "./kit/mod.ts";
 import { healthRoutes } from "./health.ts";
@@ -64,6 +65,8 @@ export function createApp(services: AppServices, addOns: readonly AddOn[] = []):
   if (services.metrics) {
     app.use("*", httpMetrics(services.metrics, addOns, onSseClose));
   }
+
+  app.use("*", watchUnread(config.manifest.runtime.attached, log));
 
   app.use("*", apiKeyAuth(config.manifest, log, addOns.flatMap((a) => a.publicPaths)));
 

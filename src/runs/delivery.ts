@@ -20,8 +20,11 @@ import { chainChannel } from "./chains.ts";
 import { AsyncQueue } from "./queue.ts";
 import { runChannel } from "./stream.ts";
 
-/** The limits of an attached client's stream (manifest `runtime.attached`). */
-export type AttachedLimits = Config["manifest"]["runtime"]["attached"];
+/** The limits of an attached client's queue (manifest `runtime.attached`). */
+export type AttachedLimits = Pick<
+  Config["manifest"]["runtime"]["attached"],
+  "buffer" | "drain_timeout"
+>;
 
 /** Events waiting for the end of the event-loop turn, of one run. */
 interface OutboxEntry {

@@ -115,8 +115,22 @@ export function cutPage<R, T>(
 }
 
 /**
+ * Bytes of records one page holds at most, as their JSON (docs/api.md#pagination): past it a page
+ * ends early (fewer items than `per_page`, at least one) and its `next_page` goes on from the last
+ * item shown. So a page of large messages or results never builds an answer of `per_page` times
+ * their size.
+ */
+export const PAGE_BYTES = 4 * 1024 * 1024;
+
+/** The size of a record as JSON, in UTF-16 code units (bytes for ASCII; a bound's measure). */
+export function jsonSize(value: unknown): number {
+  return JSON.stringify(value)?.length ?? 0;
+}
+
+/**
  * Builds the list envelope from up to `per_page + 1` rows ordered by their key (`seq` unless
- * `key` says otherwise): the extra row only says that a next page exists.
+ * `key` says otherwise): the extra row only says that a next page exists. The page holds as many
+ * records as fit `PAGE_BYTES` (at least one), and goes on after the last one shown.
  */
 export function toPage<R, T>(
   rows: R[],
@@ -125,11 +139,19 @@ export function toPage<R, T>(
   toRecord: (row: R) => T,
   key: (row: R) => number = (row) => (row as { seq: number }).seq,
 ): Page<T> {
-  const more = rows.length > perPage;
-  const shown = more ? rows.slice(0, perPage) : rows;
+  const shown = rows.length > perPage ? rows.slice(0, perPage) : rows;
+  const items: T[] = [];
+  let bytes = 0;
+  for (const row of shown) {
+    const record = toRecord(row);
+    bytes += jsonSize(record);
+    if (items.length > 0 && bytes > PAGE_BYTES) break;
+    items.push(record);
+  }
+  const more = items.length < rows.length;
   return {
-    items: shown.map(toRecord),
+    items,
     count,
-    next_page: more ? encodeCursor(key(shown[shown.length - 1])) : null,
+    next_page: more ? encodeCursor(key(shown[items.length - 1])) : null,
   };
 }

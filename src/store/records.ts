@@ -12,6 +12,7 @@ import type {
   Session,
 } from "../api/schemas.ts";
 import { modelFields, type ModelReport } from "../api/usage.ts";
+import { jsonSize, PAGE_BYTES } from "./cursor.ts";
 import { storeErrors } from "./errors.ts";
 import type { CheckpointData, CheckpointHead } from "./types.ts";
 
@@ -161,14 +162,16 @@ export interface ClockedMessage {
 /**
  * Messages a page of checkpoints carries at most, over all its checkpoints' conversations
  * (docs/api.md#checkpoints): each conversation is a copy in the response, so a page of a long
- * session's checkpoints would otherwise hold the square of its length.
+ * session's checkpoints would otherwise hold the square of its length. `PAGE_BYTES` bounds the
+ * same copies in bytes.
  */
 export const CHECKPOINT_PAGE_MESSAGES = 10_000;
 
 /**
  * The checkpoints of `rows` (in order) with their conversations picked from `candidates` (every
- * message visible at one of their clocks, in order), as many as fit `budget` messages in all,
- * always at least one: the first rows' (`cutPage` makes the page of them).
+ * message visible at one of their clocks, in order), as many as fit `budget` messages and
+ * `PAGE_BYTES` of messages in all, always at least one: the first rows' (`cutPage` makes the page
+ * of them).
  */
 export function checkpointsOf(
   rows: CheckpointRow[],
@@ -176,13 +179,19 @@ export function checkpointsOf(
   budget = Infinity,
 ): Checkpoint[] {
   const items: Checkpoint[] = [];
+  // Each message measured once, however many conversations of the page hold it.
+  const sizes = budget === Infinity ? null : candidates.map((c) => jsonSize(c.message));
   let total = 0;
+  let bytes = 0;
   for (const row of rows) {
-    const messages = candidates.filter((c) => visibleAt(c, row.message_clock)).map((c) =>
-      c.message
-    );
+    const messages: Message[] = [];
+    candidates.forEach((c, i) => {
+      if (!visibleAt(c, row.message_clock)) return;
+      messages.push(c.message);
+      if (sizes) bytes += sizes[i];
+    });
     total += messages.length;
-    if (items.length > 0 && total > budget) break;
+    if (items.length > 0 && (total > budget || bytes > PAGE_BYTES)) break;
     items.push(toCheckpoint(row, messages));
   }
   return items;

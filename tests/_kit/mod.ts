@@ -26,6 +26,7 @@ export {
 export { FAST_VARIABLE, slowOptions, slowTest } from "./slow.ts";
 export { openTestStore, type TestStore, type TestStoreOptions } from "./store.ts";
 export { type TempDir, tempDir } from "./temp.ts";
+export { type HealthProbe, probeHealth } from "./health_probe.ts";
 export {
   DEPLOY_PERMISSIONS,
   type ServerProcess,

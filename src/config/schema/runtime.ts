@@ -56,6 +56,11 @@ export const AttachedSchema = z.object({
   buffer: z.number().int().min(1).max(1_000_000).default(1024),
   /** Milliseconds the run waits for a full stream to drain before the client is dropped. */
   drain_timeout: z.number().int().positive().default(10_000),
+  /**
+   * Bytes an SSE stream (any: attached, re-attach, resumed, every protocol) may have written and
+   * its client not read; a stream above it for `drain_timeout` is dropped (`slow_consumer`).
+   */
+  max_unread_bytes: z.number().int().min(65_536).default(8 * 1024 * 1024),
 }).strict();
 
 /** Server-wide bounds on tool calls (docs/tools.md#how-many-at-once). */
@@ -70,6 +75,11 @@ export const ToolsRuntimeSchema = z.object({
 /** The runtime block. */
 export const RuntimeSchema = z.object({
   default_tenant_id: z.string().min(1).max(128).default("default"),
+  /**
+   * Bytes of JSON a client write may leave a session's conversation with (docs/api.md#size-limits);
+   * past it the write is refused (413002).
+   */
+  max_session_bytes: z.number().int().min(1_048_576).default(64 * 1024 * 1024),
   storage: StorageSchema.prefault({}),
   pubsub: PubSubSchema.prefault({}),
   replica: ReplicaSchema.prefault({}),

@@ -32,6 +32,7 @@ const ENGINE_ERRORS: Record<EngineErrorKind, (err: EngineError) => ApiError> = {
   invalid_request: (err) => errors.validation(err.fields),
   checkpoint_not_found: (err) => errors.checkpointNotFound(err.id),
   message_exists: (err) => errors.messageExists(err.id),
+  too_large: (err) => errors.tooLarge(err.message),
 };
 
 const RUN_SERVICE_ERRORS: Record<RunServiceErrorKind, (err: RunServiceError) => ApiError> = {

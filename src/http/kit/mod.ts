@@ -10,6 +10,8 @@
 export type { AddOn } from "./addon.ts";
 export type { AppEnv, AppServices, Ctx } from "./env.ts";
 export {
+  dropSse,
+  isSse,
   nonEmpty,
   onSseClose,
   sseComment,

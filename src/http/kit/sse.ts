@@ -51,6 +51,8 @@ const TURN_ENDED = Symbol("turn ended");
 
 /** The close hooks of the bodies `sseResponse` made, by body (which survives re-wrapping). */
 const closeHooks = new WeakMap<ReadableStream<Uint8Array>, (onClose: () => void) => void>();
+/** How to end the stream of each body `sseResponse` made with an end notice (`dropSse`). */
+const droppers = new WeakMap<ReadableStream<Uint8Array>, (notice: string) => void>();
 
 /**
  * Streams `frames` (already encoded SSE text) as a `text/event-stream` response. Frames are pulled
@@ -80,10 +82,12 @@ export function sseResponse(frames: AsyncIterable<string>, options: SseOptions):
     onClose = undefined;
     hook?.();
   };
+  let controller: ReadableStreamDefaultController<Uint8Array> | undefined;
   const body = new ReadableStream<Uint8Array>({
-    start(controller) {
+    start(ctrl) {
+      controller = ctrl;
       if (options.retryMs !== undefined) {
-        controller.enqueue(encoder.encode(`retry: ${Math.round(options.retryMs)}\n\n`));
+        ctrl.enqueue(encoder.encode(`retry: ${Math.round(options.retryMs)}\n\n`));
       }
       timer = setInterval(() => {
         if (gathering !== undefined) {
@@ -91,7 +95,7 @@ export function sseResponse(frames: AsyncIterable<string>, options: SseOptions):
           return;
         }
         try {
-          controller.enqueue(encoder.encode(sseComment("keep-alive")));
+          ctrl.enqueue(encoder.encode(sseComment("keep-alive")));
         } catch {
           stop();
         }
@@ -151,6 +155,16 @@ export function sseResponse(frames: AsyncIterable<string>, options: SseOptions):
       iterator.return?.();
     },
   });
+  droppers.set(body, (notice) => {
+    if (finished) return;
+    stop();
+    // Not the client's doing: the run goes on (an attached run is not cancelled).
+    iterator.return?.();
+    try {
+      controller?.enqueue(encoder.encode(sseComment(`stream ended: ${notice}`)));
+      controller?.close();
+    } catch { /* already closed */ }
+  });
   closeHooks.set(body, (hook) => {
     if (finished) hook();
     else onClose = hook;
@@ -177,6 +191,22 @@ export function onSseClose(res: Response, onClose: () => void): boolean {
   closeHooks.delete(res.body!);
   hook(onClose);
   return true;
+}
+
+/**
+ * Ends the stream of `res`, a response of `sseResponse`, with the comment `stream ended: <notice>`
+ * (its source stopped, `onClientGone` not called); false for any other response.
+ */
+export function dropSse(res: Response, notice: string): boolean {
+  const drop = res.body ? droppers.get(res.body) : undefined;
+  if (!drop) return false;
+  drop(notice);
+  return true;
+}
+
+/** Whether `res` is a response of `sseResponse` (or one re-made with its body). */
+export function isSse(res: Response): boolean {
+  return res.body !== null && droppers.has(res.body);
 }
 
 /**

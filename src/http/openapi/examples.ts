@@ -27,6 +27,10 @@ export function errorExamples(manifest: Manifest): Map<number, ApiError> {
     errors.messageExists("m1"),
     errors.eventsGone("r1", "the run ended longer ago than the retention window"),
     errors.bodyTooLarge(maxBodyBytes(manifest)),
+    errors.tooLarge(
+      "the session's conversation would pass 67108864 bytes as JSON (runtime.max_session_bytes); " +
+        "start a new session or delete messages",
+    ),
     errors.unsupportedMediaType("text/plain"),
     // An operation without a declaration to ask (see `validationExample`) shows this one.
     errors.validation([{

@@ -1,4 +1,5 @@
 /** Messages of a session: create, list, read, delete. */
+import { checkSessionRoom } from "../../engine/mod.ts";
 import {
   MessageInputSchema,
   MessageListSchema,
@@ -34,16 +35,17 @@ export function messageRoutes(): Routes {
         content: { "application/json": { schema: MessageSchema } },
       },
     },
-    "x-errors": [...BODY_ERRORS, 404001, 409003, 409005],
+    "x-errors": [...BODY_ERRORS, 404001, 409003, 409005, 413002],
   }, async (c) => {
     const sessionId = c.req.valid("param").session_id;
     await requireSession(c, sessionId);
+    const { store, config } = c.get("services");
+    const input = c.req.valid("json");
+    // The session cap, as a run's input meets it (413002).
+    const conversation = await store.allMessages(c.get("tenant"), sessionId);
+    checkSessionRoom(conversation, [input], config.manifest.runtime.max_session_bytes);
     // The store refuses (409003) while a run is running: its checkpoints would disagree.
-    const [message] = await c.get("services").store.appendMessages(
-      c.get("tenant"),
-      sessionId,
-      [c.req.valid("json")],
-    );
+    const [message] = await store.appendMessages(c.get("tenant"), sessionId, [input]);
     return c.json(message, 201, {
       location: `/v1/sessions/${sessionId}/messages/${message.message_id}`,
     });

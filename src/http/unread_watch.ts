@@ -1,0 +1,56 @@
+/**
+ * The byte bound of every SSE stream: what a stream wrote that its client has not read waits in
+ * this process (the response's and the socket's write buffers), so a client that stops reading
+ * would hold it for as long as its connection stays open. A stream whose unread bytes stay above
+ * `runtime.attached.max_unread_bytes` for `drain_timeout` ends with `: stream ended:
+ * slow_consumer` and its connection is closed; the run goes on (docs/api.md, docs/deploy.md).
+ */
+import type { MiddlewareHandler } from "hono";
+import type { ServerResponse } from "node:http";
+import type { Logger } from "../log.ts";
+import { dropSse, isSse } from "./kit/mod.ts";
+
+/** How often a stream's unread bytes are looked at. */
+const CHECK_MS = 250;
+
+/** What the watch needs of `runtime.attached`. */
+export interface UnreadLimits {
+  max_unread_bytes: number;
+  drain_timeout: number;
+}
+
+/** Bytes written to `res` that its client has not read yet (response and socket buffers). */
+export function unreadBytes(res: ServerResponse): number {
+  return res.writableLength + (res.socket?.writableLength ?? 0);
+}
+
+/** A middleware that watches the unread bytes of every SSE response (see the module doc). */
+export function watchUnread(limits: UnreadLimits, log: Logger): MiddlewareHandler {
+  return async (c, next) => {
+    await next();
+    const outgoing = (c.env as { outgoing?: ServerResponse } | undefined)?.outgoing;
+    if (!outgoing || !isSse(c.res)) return;
+    const res = c.res;
+    let over: number | undefined;
+    const timer = setInterval(() => {
+      const unread = unreadBytes(outgoing);
+      if (unread <= limits.max_unread_bytes) {
+        over = undefined;
+        return;
+      }
+      over ??= performance.now();
+      if (performance.now() - over < limits.drain_timeout) return;
+      clearInterval(timer);
+      log.warn("stream dropped: its client read too slowly", {
+        path: c.req.path,
+        unread_bytes: unread,
+        max_unread_bytes: limits.max_unread_bytes,
+      });
+      dropSse(res, "slow_consumer");
+      // What waits unread is freed only with the connection: a client that does not read would
+      // never take the notice either.
+      outgoing.destroy();
+    }, CHECK_MS);
+    outgoing.once("close", () => clearInterval(timer));
+  };
+}

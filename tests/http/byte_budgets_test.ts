@@ -1,0 +1,183 @@
+/**
+ * Every answer and every stream is bounded in bytes (issue 27, item 2), against a server process
+ * whose RSS is measured: a session of 40 messages of 1 MB each (all under the body limit) is
+ * listed and its checkpoints paged without a 500 or a page of `per_page` times their size; a
+ * message over the message cap and a write over the session cap are refused 413002; re-attach
+ * streams that never read are dropped as `slow_consumer` once their unread bytes pass the budget,
+ * and the memory they held comes back. RSS bounds are generous (the point is "not hundreds of MB
+ * per request"); the longest concurrent `/healthz` wait is printed, not asserted.
+ */
+import assert from "node:assert/strict";
+import {
+  eventually,
+  probeHealth,
+  type ServerProcess,
+  slowTest,
+  startServerProcess,
+} from "../_kit/mod.ts";
+
+const MiB = 1024 * 1024;
+/** One 1 MB word: the echo model answers it in one delta, so a run writes 2 MB in two messages. */
+const BIG = "x".repeat(1_000_000);
+const TURNS = 20;
+
+async function json(p: ServerProcess, path: string, init?: RequestInit) {
+  const res = await fetch(`${p.url}${path}`, init);
+  const text = await res.text();
+  return { status: res.status, bytes: text.length, body: text ? JSON.parse(text) : null };
+}
+
+/** Starts a detached run of `text` in `session` and waits for it to complete. */
+async function turn(p: ServerProcess, session: string, text: string): Promise<string> {
+  const started = await json(p, "/v1/runs/start", {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({
+      session_id: session,
+      messages: [{ role: "user", content: [{ type: "text", value: text }] }],
+    }),
+  });
+  assert.equal(started.status, 202, JSON.stringify(started.body));
+  const runId = started.body.run_id as string;
+  await eventually(async () => (await json(p, `/v1/runs/${runId}`)).body.status === "completed", {
+    timeout: 60_000,
+    what: `run ${runId} to complete`,
+  });
+  return runId;
+}
+
+/** Sends a GET on a raw connection and never reads the answer (a silent reader). */
+async function silentGet(p: ServerProcess, path: string): Promise<Deno.TcpConn> {
+  const { hostname, port } = new URL(p.url);
+  const conn = await Deno.connect({ hostname, port: Number(port) });
+  await conn.write(new TextEncoder().encode(`GET ${path} HTTP/1.1\r\nHost: x\r\n\r\n`));
+  return conn;
+}
+
+slowTest("byte budgets: a 40 MB conversation, paged and streamed to silent readers", async (t) => {
+  await using p = await startServerProcess({
+    manifest: {
+      agent: { name: "bytes", model: { provider: "echo" } },
+      // Dropped within a second here (10 s by default): the test waits for it.
+      runtime: { attached: { drain_timeout: 1_000 } },
+    },
+  });
+  let lastRun = "";
+  for (let i = 0; i < TURNS; i++) lastRun = await turn(p, "big", BIG);
+  const baseline = await p.rss();
+  console.log(`RSS with a ${TURNS * 2} MB session: ${(baseline / MiB).toFixed(0)} MiB`);
+
+  await t.step("checkpoint pages are cut by bytes, with next_page", async () => {
+    const probe = probeHealth(p.url);
+    for (const perPage of [100, 10]) {
+      const page = await json(p, `/v1/sessions/big/checkpoints?per_page=${perPage}`);
+      assert.equal(page.status, 200, `per_page=${perPage}`);
+      assert.ok(page.body.items.length < page.body.count, "a short page");
+      assert.ok(page.body.next_page, "that goes on");
+      // At least one checkpoint, whatever its size; past 4 MiB no further one.
+      const first = JSON.stringify(page.body.items[0]).length;
+      assert.ok(page.bytes <= 4 * MiB + first + 64 * 1024, `${page.bytes} bytes`);
+      const next = await json(
+        p,
+        `/v1/sessions/big/checkpoints?per_page=${perPage}&page=${page.body.next_page}`,
+      );
+      assert.equal(next.status, 200);
+      assert.ok(next.body.items.length >= 1);
+      assert.ok(
+        next.body.items[0].checkpoint_id !==
+          page.body.items.at(-1).checkpoint_id,
+        "nothing repeated at the cut",
+      );
+    }
+    // Four at once: no 500, no stall of the size of the answers.
+    const four = await Promise.all(
+      [0, 1, 2, 3].map(() => json(p, "/v1/sessions/big/checkpoints?per_page=100")),
+    );
+    assert.deepEqual(four.map((r) => r.status), [200, 200, 200, 200]);
+    const rss = await p.rss();
+    const { longestMs } = await probe.stop();
+    console.log(
+      `checkpoint pages: RSS ${(rss / MiB).toFixed(0)} MiB, longest /healthz wait ${longestMs} ms`,
+    );
+    assert.ok(rss < baseline + 400 * MiB, `RSS ${rss / MiB} MiB after the pages`);
+  });
+
+  await t.step("message pages are cut by bytes, with next_page", async () => {
+    const page = await json(p, "/v1/sessions/big/messages?per_page=100");
+    assert.equal(page.status, 200);
+    assert.equal(page.body.count, TURNS * 2);
+    assert.ok(page.body.items.length <= 5, `${page.body.items.length} messages of 1 MB`);
+    assert.ok(page.bytes <= 4 * MiB + 1_100_000, `${page.bytes} bytes`);
+    // Following next_page gives every message once.
+    let seen = page.body.items.length;
+    let next = page.body.next_page;
+    while (next) {
+      const more = await json(p, `/v1/sessions/big/messages?per_page=100&page=${next}`);
+      seen += more.body.items.length;
+      next = more.body.next_page;
+    }
+    assert.equal(seen, TURNS * 2);
+  });
+
+  await t.step("silent re-attach readers are dropped as slow_consumer", async () => {
+    const probe = probeHealth(p.url);
+    const drops = () => p.logs.filter((l) => l.includes("stream dropped")).length;
+    const before = drops();
+    const conns = await Promise.all(
+      Array.from({ length: 20 }, () => silentGet(p, `/v1/runs/${lastRun}/events?after=0`)),
+    );
+    try {
+      await eventually(() => drops() - before === 20, {
+        timeout: 60_000,
+        what: "the 20 silent streams to be dropped",
+      });
+      // Their connections are closed: what they held is not kept for them.
+      const rss = await eventually(async () => {
+        const now = await p.rss();
+        return now < baseline + 400 * MiB ? now : undefined;
+      }, { timeout: 30_000, what: "the RSS to come back" });
+      const { longestMs } = await probe.stop();
+      console.log(
+        `20 silent re-attaches: RSS ${(rss / MiB).toFixed(0)} MiB after their drop, ` +
+          `longest /healthz wait ${longestMs} ms`,
+      );
+    } finally {
+      for (const c of conns) c.close();
+    }
+    // A reader that reads gets the whole stream.
+    const res = await fetch(`${p.url}/v1/runs/${lastRun}/events?after=0`);
+    const text = await res.text();
+    assert.match(text, /run_finished/);
+  });
+
+  await t.step("a write past the session cap is refused 413002", async () => {
+    await using small = await startServerProcess({
+      manifest: {
+        agent: { name: "bytes", model: { provider: "echo" } },
+        runtime: { max_session_bytes: 8 * MiB },
+      },
+    });
+    const post = (path: string, body: unknown) =>
+      json(small, path, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
+    const message = { role: "user", content: [{ type: "text", value: BIG }] };
+    assert.equal((await post("/v1/sessions", { session_id: "s" })).status, 201);
+    // Eight 1 MB messages fit 8 MiB; the ninth would not.
+    for (let i = 0; i < 8; i++) {
+      assert.equal((await post("/v1/sessions/s/messages", message)).status, 201, `message ${i}`);
+    }
+    const refused = await post("/v1/sessions/s/messages", message);
+    assert.equal(refused.status, 413);
+    assert.equal(refused.body.code, 413002);
+    assert.match(refused.body.message, /max_session_bytes/);
+    // A run's input meets the same cap, before anything is written.
+    const run = await post("/v1/runs/start", { session_id: "s", messages: [message] });
+    assert.equal(run.status, 413);
+    assert.equal(run.body.code, 413002);
+    assert.equal((await json(small, "/v1/sessions/s/messages")).body.count, 8, "nothing written");
+    assert.equal((await json(small, "/v1/sessions/s/runs")).body.count, 0, "no run");
+  });
+});
