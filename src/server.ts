@@ -237,7 +237,15 @@ export async function startServices(
     await runs.open();
     metrics.runsActive.collectWith(() => metrics.runsActive.set(undefined, runs.activeCount));
     const app = createApp(
-      { config, store, runs, log, metrics, saturated: options.saturated },
+      {
+        config,
+        store,
+        runs,
+        log,
+        metrics,
+        saturated: options.saturated,
+        mcpTools: () => mcp!.tools(),
+      },
       protocolAddOns(config.manifest),
     );
     const opened = pubsub;

@@ -10,7 +10,7 @@ import { withLogContext } from "../log.ts";
 import { httpMetrics } from "../metrics/mod.ts";
 import { ClientIdSchema } from "../api/schemas.ts";
 import type { CorsConfig } from "../config/schema/http_server.ts";
-import { v1Routes } from "./v1/mod.ts";
+import { agentRoutes, v1Routes } from "./v1/mod.ts";
 import { apiKeyAuth } from "./kit/mod.ts";
 import type { AddOn } from "./kit/mod.ts";
 import type { AppServices } from "./kit/mod.ts";
@@ -106,6 +106,7 @@ export function createApp(services: AppServices, addOns: readonly AddOn[] = []):
   app.route("/", healthRoutes(services));
   app.route("/", docsRoutes(() => buildOpenApiDocument(app, config.manifest, addOns)));
   app.route("/v1", v1Routes());
+  app.route("/v1", agentRoutes(addOns));
   app.route("/", playgroundRoutes());
   for (const addOn of addOns) {
     app.route(addOn.basePath || "/", addOn.routes);

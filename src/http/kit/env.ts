@@ -27,6 +27,18 @@ export interface AppServices {
    * replica is not ready then, so a load balancer sends new clients elsewhere.
    */
   saturated?: () => boolean;
+  /** The MCP servers' tools now, by the names the model sees (`SERVER__TOOL`); none when absent. */
+  mcpTools?: () => ReadonlyMap<string, McpToolView>;
+}
+
+/** What `GET /v1/agent` shows of an MCP tool. */
+export interface McpToolView {
+  /** What the tool does, as the model reads it. */
+  readonly description: string;
+  /** JSON Schema of its arguments. */
+  readonly parameters: Record<string, unknown>;
+  /** Whether a person approves each call first. */
+  readonly requires_approval: boolean;
 }
 
 /** Per-request values the middleware sets. */

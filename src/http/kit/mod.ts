@@ -8,7 +8,7 @@
  * @module
  */
 export type { AddOn } from "./addon.ts";
-export type { AppEnv, AppServices, Ctx } from "./env.ts";
+export type { AppEnv, AppServices, Ctx, McpToolView } from "./env.ts";
 export {
   dropSse,
   isSse,

@@ -27,6 +27,7 @@ export type Json = Record<string, unknown>;
 export const OPENAPI_VERSION = "3.1.0";
 
 const TAG_DESCRIPTIONS: Record<string, string> = {
+  Agent: "The agent this server runs: its model, tools and protocols.",
   Health: "Liveness and readiness (always open) and metrics.",
   Reference: "This document and its HTML rendering.",
   Sessions: "A session is the durable conversation boundary.",

@@ -4,6 +4,7 @@ import { sessionRoutes } from "./sessions.ts";
 import { messageRoutes } from "./messages.ts";
 import { checkpointRoutes } from "./checkpoints.ts";
 import { runRoutes } from "./runs.ts";
+export { agentRoutes } from "./agent.ts";
 
 /** All `/v1` routes, mounted by the app under `/v1`. */
 export function v1Routes(): Routes {
