@@ -47,6 +47,10 @@ export const RunEventPayloadSchemas = {
     tool_call_id: ToolCallId,
     tool_name: z.string().describe("The tool called (a server or a client tool)."),
     parent_message_id: z.string().describe("The assistant message that makes the call."),
+    provider_executed: z.literal(true).optional().describe(
+      "Present when the provider runs the call itself (web search, MCP connector): agentd " +
+        "never runs it; its `tool_call_result` is the provider's.",
+    ),
   }).describe("The model begins a tool call."),
   tool_call_args: z.object({
     tool_call_id: ToolCallId,
@@ -60,7 +64,10 @@ export const RunEventPayloadSchemas = {
     message_id: z.string().describe("The `tool` message that stores the result."),
     content: z.unknown().describe("What the model sees."),
     is_error: z.boolean().describe("Whether the call failed (`content` then says why)."),
-  }).describe("A server tool's result."),
+    provider_executed: z.literal(true).optional().describe(
+      "Present when the result is the provider's own (a call the provider ran).",
+    ),
+  }).describe("A server tool's result (or a provider-run call's)."),
   state_snapshot: z.object({
     context: z.record(z.string(), z.unknown()).nullable().describe(
       "The agent state (null when nothing set it yet).",

@@ -68,6 +68,10 @@ export const ToolCallSchema = z.object({
   provider_metadata: ProviderMetadataSchema.optional().describe(
     "What the provider attached to the call (Gemini's thought signature), sent back with it.",
   ),
+  provider_executed: z.literal(true).optional().describe(
+    "The provider ran this call itself (a web search, an MCP connector): agentd never runs it; " +
+      "the `tool` message after it holds the provider's result.",
+  ),
 }).strict().meta({ id: "ToolCall", description: "A tool call the assistant made." });
 
 /** Message roles the native API accepts and returns. */

@@ -21,10 +21,20 @@ export interface StepFinish {
   explanation?: string;
 }
 
+/** A call the provider ran itself, with its result when the provider gave one. */
+export interface ProviderCall {
+  call: ToolCall;
+  result?: { value: unknown; is_error: boolean };
+}
+
 /** What a model step's stream produced besides its events. */
 export interface StreamedStep {
   /** The calls whose arguments completed. */
   calls: ToolCall[];
+  /** Calls the stream started and never completed (arguments cut off), in start order. */
+  incomplete: { id: string; name: string }[];
+  /** Calls the provider ran itself. */
+  provider: ProviderCall[];
   /** The finish (null when the stream gave none). */
   finish: StepFinish | null;
   /** The provider's warnings about the request. */
@@ -46,11 +56,13 @@ export async function* streamStep(
   sink: StepSink,
 ): AsyncGenerator<RunEvent, StreamedStep> {
   const { open, answer, message_id } = sink;
-  const out: StreamedStep = { calls: [], finish: null, warnings: [] };
+  const out: StreamedStep = { calls: [], incomplete: [], provider: [], finish: null, warnings: [] };
+  const names = new Map<string, string>();
   /** Started calls, and whether their arguments were streamed as deltas. */
   const started = new Map<string, { streamed: boolean }>();
   const startCall = (id: string, name: string): RunEvent => {
     started.set(id, { streamed: false });
+    names.set(id, name);
     return open.callStarted(id, name, message_id);
   };
 
@@ -99,6 +111,31 @@ export async function* streamStep(
         });
         break;
       }
+      case "provider-tool-call": {
+        yield* open.textEnd();
+        yield open.callStarted(ev.id, ev.name, message_id, true);
+        const args = typeof ev.arguments === "object" && ev.arguments !== null &&
+            !Array.isArray(ev.arguments)
+          ? ev.arguments as Record<string, unknown>
+          : { input: ev.arguments ?? null };
+        yield makeEvent("tool_call_args", { tool_call_id: ev.id, delta: JSON.stringify(args) });
+        yield open.callEnded(ev.id);
+        out.provider.push({
+          call: {
+            id: ev.id,
+            name: ev.name,
+            arguments: args,
+            provider_executed: true,
+            ...(ev.provider_metadata ? { provider_metadata: ev.provider_metadata } : {}),
+          },
+        });
+        break;
+      }
+      case "provider-tool-result": {
+        const entry = out.provider.find((p) => p.call.id === ev.id);
+        if (entry) entry.result = { value: ev.result, is_error: ev.is_error };
+        break;
+      }
       case "warnings":
         out.warnings.push(...ev.warnings);
         break;
@@ -117,5 +154,6 @@ export async function* streamStep(
         break;
     }
   }
+  for (const id of open.openCalls()) out.incomplete.push({ id, name: names.get(id) ?? "" });
   return out;
 }

@@ -46,9 +46,19 @@ export class OpenEvents {
   }
 
   /** Starts the tool call `id` of the assistant message `parent_message_id`. */
-  callStarted(id: string, name: string, parent_message_id: string): RunEvent {
+  callStarted(
+    id: string,
+    name: string,
+    parent_message_id: string,
+    providerExecuted = false,
+  ): RunEvent {
     this.#calls.add(id);
-    return makeEvent("tool_call_start", { tool_call_id: id, tool_name: name, parent_message_id });
+    return makeEvent("tool_call_start", {
+      tool_call_id: id,
+      tool_name: name,
+      parent_message_id,
+      ...(providerExecuted ? { provider_executed: true as const } : {}),
+    });
   }
 
   /** Ends the tool call `id`. */
@@ -61,6 +71,11 @@ export class OpenEvents {
   *callsEnd(): Generator<RunEvent> {
     for (const id of this.#calls) yield makeEvent("tool_call_end", { tool_call_id: id });
     this.#calls.clear();
+  }
+
+  /** The ids of the tool calls started and not ended, in start order. */
+  openCalls(): string[] {
+    return [...this.#calls];
   }
 
   /** Ends everything open, innermost first: the text, the calls, the step. */

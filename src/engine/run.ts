@@ -229,13 +229,14 @@ class Execution {
       this.signal,
     );
 
-    const { calls, finish, warnings } = yield* streamStep(stream.events, {
+    const step = yield* streamStep(stream.events, {
       open: this.open,
       answer,
       message_id,
       signal: this.signal,
     });
-    this.report.step(this.step, finish, warnings);
+    const { calls, finish } = step;
+    this.report.step(this.step, finish, step.warnings);
     // A source that just stops on abort must not pass for a complete answer.
     if (this.signal.aborted) throw new RunCancelled();
     yield* this.open.textEnd();
@@ -244,8 +245,31 @@ class Execution {
 
     const text = answer.text;
     this.partial = null;
-    if (!answer.empty || calls.length > 0) {
-      this.writes.add([assistantMessage(message_id, answer.parts(), calls)]);
+    // Every call the client saw is stored, with a result: the incomplete ones with an error,
+    // the provider's with its own result. Only complete calls of ours go on to the tools step.
+    const incomplete = step.incomplete.map(({ id, name }) => ({ id, name, arguments: {} }));
+    const stored = [...calls, ...incomplete, ...step.provider.map((p) => p.call)];
+    if (!answer.empty || stored.length > 0) {
+      this.writes.add([assistantMessage(message_id, answer.parts(), stored)]);
+    }
+    const why = finish?.reason === "length"
+      ? "the output limit was reached"
+      : "the model stream ended before the call was complete";
+    for (const call of incomplete) {
+      yield* this.writeResult(call.id, `arguments incomplete: ${why}`, true);
+    }
+    for (const { call, result } of step.provider) {
+      const value = result
+        ? toolResultValue(result.value, result.is_error)
+        : toolResultValue("the provider returned no result for this call", true);
+      const [saved] = this.writes.add([toolMessage(call.id, value)]);
+      yield makeEvent("tool_call_result", {
+        tool_call_id: call.id,
+        message_id: saved.message_id,
+        content: value,
+        is_error: !result || result.is_error,
+        provider_executed: true,
+      });
     }
     // A step without calls is the run's last.
     await this.checkpoint([], calls.length === 0);

@@ -77,6 +77,9 @@ export function toPrompt(
   // Tool results carry the tool's name in the AI SDK shape (Google needs it); ours only have the
   // call id, so remember the names the assistant used.
   const toolNames = new Map<string, string>();
+  // Calls the provider ran itself are not sent back (their results are the provider's own
+  // business; the answer's text keeps what the model said of them): docs/models.md.
+  const providerRun = new Set<string>();
   let conversationStarted = false;
   for (const message of messages) {
     switch (message.role) {
@@ -104,6 +107,10 @@ export function toPrompt(
           LanguageModelV4TextPart | LanguageModelV4ReasoningPart | LanguageModelV4ToolCallPart
         > = assistantParts(message.content);
         for (const call of message.tool_calls ?? []) {
+          if (call.provider_executed) {
+            providerRun.add(call.id);
+            continue;
+          }
           toolNames.set(call.id, call.name);
           content.push({
             type: "tool-call",
@@ -122,6 +129,7 @@ export function toPrompt(
       case "tool": {
         conversationStarted = true;
         const callId = message.tool_call_id ?? "";
+        if (providerRun.has(callId)) break;
         const part: LanguageModelV4ToolResultPart = {
           type: "tool-result",
           toolCallId: callId,

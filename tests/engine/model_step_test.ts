@@ -67,3 +67,39 @@ Deno.test("model step: text, reasoning, calls, finish and warnings", async () =>
   });
   assert.deepEqual(result.warnings, ["other: placeholder"]);
 });
+
+Deno.test("model step: a call never completed and a provider-run call", async () => {
+  const { out, result } = await drive([
+    {
+      type: "provider-tool-call",
+      id: "p1",
+      name: "web_search",
+      arguments: { query: "q" },
+      provider_metadata: { anthropic: { type: "x" } },
+    },
+    { type: "provider-tool-result", id: "p1", name: "web_search", result: [1], is_error: false },
+    { type: "tool-call-start", id: "c1", name: "make_file" },
+    { type: "tool-call-delta", id: "c1", delta: '{"pa' },
+    { type: "finish", reason: "length", usage: {} },
+  ]);
+  assert.deepEqual(out.map((e) => e.kind), [
+    "tool_call_start",
+    "tool_call_args",
+    "tool_call_end",
+    "tool_call_start",
+    "tool_call_args",
+  ]);
+  assert.equal((out[0] as { provider_executed?: boolean }).provider_executed, true);
+  assert.deepEqual(result.calls, []);
+  assert.deepEqual(result.incomplete, [{ id: "c1", name: "make_file" }]);
+  assert.deepEqual(result.provider, [{
+    call: {
+      id: "p1",
+      name: "web_search",
+      arguments: { query: "q" },
+      provider_executed: true,
+      provider_metadata: { anthropic: { type: "x" } },
+    },
+    result: { value: [1], is_error: false },
+  }]);
+});
