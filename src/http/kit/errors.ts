@@ -5,7 +5,7 @@
  * gives their kind; anything else is a bug: logged with the request id and answered 500000.
  */
 import { HTTPException } from "hono/http-exception";
-import { ApiError, errors } from "../../errors.ts";
+import { ApiError, errors, type FieldError } from "../../errors.ts";
 import { EngineError, type EngineErrorKind } from "../../engine/mod.ts";
 import { ModelConfigError } from "../../models/mod.ts";
 import { PubSubUnavailable } from "../../pubsub/mod.ts";
@@ -56,6 +56,27 @@ export function apiErrorOf(err: unknown): ApiError | undefined {
   if (err instanceof StoreUnavailable) return errors.unavailable("the store");
   if (err instanceof PubSubUnavailable) return errors.unavailable(err.what);
   return undefined;
+}
+
+/** A field error with one code (what an add-on's request mapping reports). */
+export function fieldError(
+  field: string,
+  code: string,
+  message: string,
+  params?: Record<string, unknown>,
+): FieldError {
+  return { field, errors: [{ code, message, ...(params ? { params } : {}) }] };
+}
+
+/**
+ * Re-labels an error the API answers as a validation error (the run service's, the engine's) with
+ * an add-on request's field names (`field` renames a native one); any other error is returned as
+ * it is.
+ */
+export function relabelFields(err: unknown, field: (native: string) => string): unknown {
+  const fields = apiErrorOf(err)?.fields;
+  if (!fields) return err;
+  return errors.validation(fields.map((f) => ({ ...f, field: field(f.field) })));
 }
 
 /** The app's error handler: the error's body, or a logged 500000 for an unexpected error. */

@@ -47,7 +47,7 @@ export {
   isPublic,
   publicPaths,
 } from "./auth.ts";
-export { apiErrorOf, errorResponse } from "./errors.ts";
+export { apiErrorOf, errorResponse, fieldError, relabelFields } from "./errors.ts";
 export type { ApiError } from "../../errors.ts";
 export { markTimedOut } from "./wire.ts";
 export {

@@ -7,7 +7,7 @@
 import type { ModelConfig, ToolDefinition } from "../../api/schemas.ts";
 import type { OnDisconnect } from "../../config/schema/http_server.ts";
 import { errors, type FieldError } from "../../errors.ts";
-import { validate } from "../../http/kit/mod.ts";
+import { fieldError, validate } from "../../http/kit/mod.ts";
 import {
   type RawForwardedProps,
   type RawInput,
@@ -170,14 +170,4 @@ function alias<T>(
   if (hasA) return [a as T, camel];
   if (hasB) return [b as T, snake];
   return [null, camel];
-}
-
-/** A field error with one code. */
-export function fieldError(
-  field: string,
-  code: string,
-  message: string,
-  params?: Record<string, unknown>,
-): FieldError {
-  return { field, errors: [{ code, message, ...(params ? { params } : {}) }] };
 }

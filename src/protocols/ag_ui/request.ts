@@ -7,8 +7,8 @@
  */
 import type { MessageInput, Part, RunRequest, ToolCall } from "../../api/schemas.ts";
 import { errors, type FieldError } from "../../errors.ts";
-import { apiErrorOf, fieldErrors, parseInput } from "../../http/kit/mod.ts";
-import { type AgUiInputMessage, type AgUiRunInput, fieldError } from "./input.ts";
+import { fieldError, fieldErrors, parseInput } from "../../http/kit/mod.ts";
+import type { AgUiInputMessage, AgUiRunInput } from "./input.ts";
 import type { OpenInterrupt } from "./interrupts.ts";
 import { type MappedResume, mapResume } from "./resume_payload.ts";
 import { ContentSchema } from "./schemas.ts";
@@ -233,14 +233,4 @@ function renameField(
     default:
       return native;
   }
-}
-
-/**
- * Re-labels an error the API answers as a validation error (the run service's, the engine's) with
- * the AG-UI request's field names; any other error is returned as it is.
- */
-export function relabel(err: unknown, field: (native: string) => string): unknown {
-  const fields = apiErrorOf(err)?.fields;
-  if (!fields) return err;
-  return errors.validation(fields.map((f) => ({ ...f, field: field(f.field) })));
 }

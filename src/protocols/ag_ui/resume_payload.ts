@@ -4,7 +4,8 @@
  */
 import type { RunRequest } from "../../api/schemas.ts";
 import type { FieldError } from "../../errors.ts";
-import { type AgUiRunInput, fieldError } from "./input.ts";
+import { fieldError } from "../../http/kit/mod.ts";
+import type { AgUiRunInput } from "./input.ts";
 import type { OpenInterrupt } from "./interrupts.ts";
 
 /** The native `resume_payload` of the request's resume entries, and where each entry went. */

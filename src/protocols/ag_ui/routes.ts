@@ -16,6 +16,7 @@ import {
   jsonBody,
   keepaliveMs,
   nonEmpty,
+  relabelFields,
   requestCursor,
   route,
   type RouteContext,
@@ -29,7 +30,7 @@ import { agUiFrames } from "./encoder.ts";
 import { AgUiEventSchema } from "./event_schemas.ts";
 import { type AgUiRunInput, resolveRunInput } from "./input.ts";
 import { openInterrupts } from "./interrupts.ts";
-import { NEW_THREAD, relabel, type ThreadView, toRunRequest } from "./request.ts";
+import { NEW_THREAD, type ThreadView, toRunRequest } from "./request.ts";
 import { RunAgentInputSchema } from "./schemas.ts";
 
 /** What the routes read of the manifest's `ag_ui {}` block. */
@@ -56,7 +57,7 @@ export function agUiRoutes(settings: AgUiSettings): Routes {
     try {
       started = await runs.start(tenant, mapped.request, true);
     } catch (err) {
-      throw relabel(err, mapped.field);
+      throw relabelFields(err, mapped.field);
     }
     const frames = agUiFrames(started.events!, {
       clientMessageIds: mapped.clientMessageIds,

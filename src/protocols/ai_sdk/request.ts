@@ -9,7 +9,7 @@
 import type { MessageInput, Part, RunRequest } from "../../api/schemas.ts";
 import type { PendingToolCall } from "../../engine/mod.ts";
 import { errors, type FieldError } from "../../errors.ts";
-import { apiErrorOf } from "../../http/kit/mod.ts";
+import { fieldError } from "../../http/kit/mod.ts";
 import type { ChatRequest, UiPart } from "./schemas.ts";
 
 /** What the mapping needs to know about the session the chat is. */
@@ -187,24 +187,4 @@ function renameField(native: string, messageIndex: number[]): string {
     default:
       return native;
   }
-}
-
-/** A validation error's field entry. */
-function fieldError(
-  field: string,
-  code: string,
-  message: string,
-  params?: Record<string, unknown>,
-): FieldError {
-  return { field, errors: [{ code, message, ...(params ? { params } : {}) }] };
-}
-
-/**
- * Re-labels an error the API answers as a validation error (the run service's, the engine's) with
- * the chat request's field names; any other error is returned as it is.
- */
-export function relabel(err: unknown, field: (native: string) => string): unknown {
-  const fields = apiErrorOf(err)?.fields;
-  if (!fields) return err;
-  return errors.validation(fields.map((f) => ({ ...f, field: field(f.field) })));
 }

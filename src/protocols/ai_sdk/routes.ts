@@ -13,6 +13,7 @@ import {
   BODY_ERRORS,
   jsonBody,
   keepaliveMs,
+  relabelFields,
   route,
   type Routes,
   routes,
@@ -20,7 +21,7 @@ import {
 } from "../../http/kit/mod.ts";
 import type { RunService } from "../../runs/service.ts";
 import { aiSdkFrames, type EarlierCall, UI_MESSAGE_STREAM_HEADERS } from "./encoder.ts";
-import { type ChatView, relabel, toRunRequest } from "./request.ts";
+import { type ChatView, toRunRequest } from "./request.ts";
 import { AiSdkChunkSchema, ChatRequestSchema } from "./schemas.ts";
 
 /** What the routes read of the manifest's `ai_sdk {}` block. */
@@ -53,7 +54,7 @@ export function aiSdkRoutes(settings: AiSdkSettings): Routes {
     try {
       started = await runs.start(tenant, mapped.request, true);
     } catch (err) {
-      throw relabel(err, mapped.field);
+      throw relabelFields(err, mapped.field);
     }
     const frames = aiSdkFrames(started.events!, {
       messageId: messageIdOf(started.run_id),

@@ -1,7 +1,8 @@
 /** The native run request of an AG-UI run input: held messages, roles, state, error fields. */
 import assert from "node:assert/strict";
 import { ApiError } from "../../../src/errors.ts";
-import { relabel, type ThreadView } from "../../../src/protocols/ag_ui/request.ts";
+import type { ThreadView } from "../../../src/protocols/ag_ui/request.ts";
+import { relabelFields as relabel } from "../../../src/http/kit/mod.ts";
 import { approval, clientTool, map } from "./mapping.ts";
 
 Deno.test("messages the thread already holds are not sent again", () => {
