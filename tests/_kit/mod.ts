@@ -2,6 +2,7 @@
  * The test kit: what every test imports to start servers and stores, read event streams, wait on
  * conditions, check error bodies and move time. See README.md in this folder.
  */
+export { CHROMIUM, launchChromium } from "./browser.ts";
 export { TestClock } from "./clock.ts";
 export { assertError, type ErrorBody, type ErrorExpectation } from "./errors.ts";
 export { eventually, type EventuallyOptions, type Settled } from "./eventually.ts";

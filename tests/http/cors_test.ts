@@ -6,8 +6,7 @@
  * in Chromium.
  */
 import assert from "node:assert/strict";
-import { chromium } from "playwright-core";
-import { startTestServer } from "../_kit/mod.ts";
+import { launchChromium, startTestServer } from "../_kit/mod.ts";
 
 const KEY = "cors-test-key-0123456789";
 const APP = "http://app.example.test";
@@ -102,8 +101,6 @@ Deno.test('CORS: off without the block; any origin with ["*"]', async () => {
   assert.equal(res.headers.get("access-control-allow-origin"), "*");
 });
 
-const CHROMIUM = Deno.env.get("AGENTD_TEST_CHROMIUM") ?? "/usr/bin/chromium";
-
 /** The page another origin serves: an AG-UI conversation of two runs with agentd, in plain JS. */
 function page(agentd: string): string {
   return `<!doctype html><meta charset="utf-8"><title>app</title><pre id="out"></pre>
@@ -165,10 +162,7 @@ Deno.test({
   try {
     await using t = await startTestServer({ manifest: manifest([origin]) });
     html = page(t.url);
-    await using browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"],
-    });
+    await using browser = await launchChromium();
     const tab = await browser.newPage();
     const problems: string[] = [];
     tab.on("pageerror", (e) => problems.push(String(e)));

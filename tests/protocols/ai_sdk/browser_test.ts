@@ -6,10 +6,10 @@
  * Deno's npm cache after the first run) and builds it there.
  */
 import assert from "node:assert/strict";
-import { chromium, type Page } from "playwright-core";
-import { slowTest, startTestServer, tempDir } from "../../_kit/mod.ts";
+import type { Page } from "playwright-core";
+import { launchChromium, slowTest, startTestServer, tempDir } from "../../_kit/mod.ts";
+import { APPROVAL_TOOL } from "../ag_ui/helpers.ts";
 
-const CHROMIUM = Deno.env.get("AGENTD_TEST_CHROMIUM") ?? "/usr/bin/chromium";
 const PAGE = new URL("./page/", import.meta.url);
 
 /** Runs `deno <args>` in `cwd`, failing the test with its output when it fails. */
@@ -99,21 +99,12 @@ slowTest({
           model: { provider: "echo", inference_params: { provider_params: { delay_ms: 60 } } },
         },
         tool: {
-          delete_file: {
-            kind: "javascript",
-            module: new URL("../ag_ui/fixtures/delete_tool.js", import.meta.url).pathname,
-            description: "deletes a file (needs approval)",
-            parameters: { type: "object", properties: { path: { type: "string" } } },
-            requires_approval: true,
-          },
+          delete_file: APPROVAL_TOOL,
         },
         http_server: { cors: { allow_origins: [origin] }, protocol: { ai_sdk: {} } },
       },
     });
-    await using browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"],
-    });
+    await using browser = await launchChromium();
     const tab = await browser.newPage();
     const problems: string[] = [];
     tab.on("pageerror", (e) => problems.push(String(e)));

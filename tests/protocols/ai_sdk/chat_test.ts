@@ -21,9 +21,8 @@ import {
   type TestServer,
   uniqueName,
 } from "../../_kit/mod.ts";
+import { APPROVAL_TOOL, fixture } from "../ag_ui/helpers.ts";
 import { Chat, ChatFetch, textOf, transport } from "./chat.ts";
-
-const fixture = (name: string) => new URL(`../ag_ui/fixtures/${name}`, import.meta.url).pathname;
 
 const manifest = {
   agent: { name: "ai-sdk-test", model: { provider: "echo" } },
@@ -34,13 +33,7 @@ const manifest = {
       description: "reports progress and counts its calls in the state",
       parameters: { type: "object", properties: { steps: { type: "integer" } } },
     },
-    delete_file: {
-      kind: "javascript",
-      module: fixture("delete_tool.js"),
-      description: "deletes a file (needs approval)",
-      parameters: { type: "object", properties: { path: { type: "string" } } },
-      requires_approval: true,
-    },
+    delete_file: APPROVAL_TOOL,
   },
   http_server: { protocol: { ai_sdk: {} } },
 };
