@@ -10,6 +10,7 @@
 import type { UIMessageChunk } from "ai";
 import jsonpatch from "fast-json-patch";
 import type { RunEvent, RunEventOf, RunStreamItem } from "../../api/events.ts";
+import type { Usage } from "../../api/usage.ts";
 import { frameId, sseFrame } from "../../http/kit/mod.ts";
 
 /** A tool call the client knows from an earlier run (a continuation answers it). */
@@ -272,6 +273,8 @@ export class AiSdkEncoder {
         sessionId: event.session_id,
         runId: event.run_id,
         status: event.status,
+        ...(event.usage ? { usage: aiSdkUsage(event.usage) } : {}),
+        ...(event.finish_reason ? { modelFinishReason: event.finish_reason } : {}),
         ...(error ? { error: { code: error.code, message: error.message } } : {}),
       },
     });
@@ -291,10 +294,10 @@ function approvalCalls(pending: unknown): { tool_call_id: string }[] {
 /** The AI SDK finish reason of a run's end. */
 function finishReason(
   event: RunEventOf<"run_finished">,
-): "stop" | "tool-calls" | "error" | "other" {
+): "stop" | "length" | "content-filter" | "tool-calls" | "error" | "other" {
   switch (event.status) {
     case "completed":
-      return "stop";
+      return completedReason(event.finish_reason);
     case "interrupted":
       return event.interrupt_payload?.reason === "tool_calls" ? "tool-calls" : "other";
     case "failed":
@@ -302,6 +305,28 @@ function finishReason(
     default:
       return "other";
   }
+}
+
+/** A completed run's reason: why the model stopped in its last step (cut, filtered, refused). */
+function completedReason(
+  reason: RunEventOf<"run_finished">["finish_reason"],
+): "stop" | "length" | "content-filter" | "other" {
+  if (reason === "length" || reason === "other") return reason;
+  if (reason === "content_filter" || reason === "refusal") return "content-filter";
+  return "stop";
+}
+
+/** Native usage in the AI SDK's names (counts the provider did not report absent). */
+function aiSdkUsage(usage: Usage): Record<string, number> {
+  const out: Record<string, number> = {};
+  if (usage.input_tokens !== undefined) out.inputTokens = usage.input_tokens;
+  if (usage.output_tokens !== undefined) out.outputTokens = usage.output_tokens;
+  if (usage.input_tokens !== undefined && usage.output_tokens !== undefined) {
+    out.totalTokens = usage.input_tokens + usage.output_tokens;
+  }
+  if (usage.reasoning_tokens !== undefined) out.reasoningTokens = usage.reasoning_tokens;
+  if (usage.cached_input_tokens !== undefined) out.cachedInputTokens = usage.cached_input_tokens;
+  return out;
 }
 
 /** A call's input: the JSON object its text holds (`{}` for none), or undefined. */

@@ -165,14 +165,29 @@ export const AiSdkChunkSchema = z.union([
   }),
   z.object({
     type: z.literal("finish").describe("The response is complete (the last chunk)."),
-    finishReason: z.enum(["stop", "tool-calls", "error", "other"]).describe(
-      "`stop` (completed), `tool-calls` (waits for client tools or approvals), `error` " +
-        "(failed), `other` (cancelled, or stopped at a limit).",
-    ),
+    finishReason: z.enum(["stop", "length", "content-filter", "tool-calls", "error", "other"])
+      .describe(
+        "`stop` (completed), `length` / `content-filter` (completed, but the model was cut by " +
+          "its output limit / filtered or refused), `tool-calls` (waits for client tools or " +
+          "approvals), `error` (failed), `other` (cancelled, or stopped at a limit).",
+      ),
     messageMetadata: z.object({
       sessionId: z.string().describe("The session."),
       runId: z.string().describe("The run."),
       status: z.string().describe("The run's final status."),
+      usage: z.object({
+        inputTokens: z.number().optional().describe("Prompt tokens, cached ones included."),
+        outputTokens: z.number().optional().describe("Completion tokens, reasoning included."),
+        totalTokens: z.number().optional().describe("Input and output tokens."),
+        reasoningTokens: z.number().optional().describe("Of the output, the reasoning tokens."),
+        cachedInputTokens: z.number().optional().describe(
+          "Of the input, the tokens read from the provider's prompt cache.",
+        ),
+      }).optional().describe("The tokens of all the run's model steps, as the provider reported."),
+      modelFinishReason: z.string().optional().describe(
+        "agentd's finish reason of the run's last model step (`stop`, `length`, " +
+          "`content_filter`, `refusal`, `tool_calls`, `other`).",
+      ),
       error: z.object({
         code: z.string().describe("agentd's error code."),
         message: z.string().describe("What went wrong."),

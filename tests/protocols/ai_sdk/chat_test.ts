@@ -89,6 +89,9 @@ async function scenarios(tt: Deno.TestContext, a: TestServer, b: TestServer) {
       sessionId: chat.id,
       runId: answer(chat).id,
       status: "completed",
+      // The echo model reports a token per word.
+      usage: { inputTokens: 2, outputTokens: 2, totalTokens: 4 },
+      modelFinishReason: "stop",
     });
     await chat.sendMessage({ text: "and again" });
     assert.equal(chat.status, "ready", String(chat.error));

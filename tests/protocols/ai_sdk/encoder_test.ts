@@ -71,6 +71,39 @@ Deno.test("ai_sdk encoder: a text answer, framed with ids and [DONE]", async () 
   assert.equal(frames.at(-1)?.data, "[DONE]");
 });
 
+Deno.test("ai_sdk encoder: usage and the model's finish reason in finish", async () => {
+  const finish = async (extra: Record<string, unknown>) =>
+    (await encode([makeEvent("run_started", ids), finished("completed", extra)])).chunks.at(-1);
+  assert.deepEqual(
+    await finish({
+      usage: { input_tokens: 10, output_tokens: 5, reasoning_tokens: 3, cached_input_tokens: 4 },
+      finish_reason: "length",
+    }),
+    {
+      type: "finish",
+      finishReason: "length",
+      messageMetadata: {
+        sessionId: "s1",
+        runId: "r1",
+        status: "completed",
+        usage: {
+          inputTokens: 10,
+          outputTokens: 5,
+          totalTokens: 15,
+          reasoningTokens: 3,
+          cachedInputTokens: 4,
+        },
+        modelFinishReason: "length",
+      },
+    },
+  );
+  assert.equal((await finish({ finish_reason: "refusal" }))?.finishReason, "content-filter");
+  assert.equal((await finish({ finish_reason: "content_filter" }))?.finishReason, "content-filter");
+  assert.equal((await finish({ usage: { output_tokens: 1 } }))?.finishReason, "stop");
+  const metadata = (await finish({ usage: { output_tokens: 1 } }))?.messageMetadata;
+  assert.deepEqual((metadata as { usage: unknown }).usage, { outputTokens: 1 });
+});
+
 Deno.test("ai_sdk encoder: arguments that are not a JSON object are an input error", async () => {
   const { chunks } = await encode([
     makeEvent("run_started", ids),
