@@ -24,6 +24,7 @@ import type { Logger } from "../../log.ts";
 import { errorMessage, toolError } from "../outcome.ts";
 import type { Tool, ToolCallContext, ToolOutcome } from "../types.ts";
 import { closedReason, failureReason, isUnreachable, withoutUrls } from "./failures.ts";
+import { REPLY_TOO_LARGE } from "./process_transport.ts";
 import { progressSink } from "./progress.ts";
 import { resultOutcome } from "./result.ts";
 import { type Listed, listTools, offeredTools } from "./tool_list.ts";
@@ -284,7 +285,7 @@ export class McpConnection {
     if (!listed) {
       return toolError(`the MCP server '${this.name}' no longer offers the tool '${model}'`);
     }
-    const checked = listed.validate?.(args);
+    const checked = listed.validate(args);
     if (checked && !checked.valid) {
       // ajv names the validated value `data`.
       const why = checked.errorMessage.replace(/\bdata(?=[/ ]|$)/g, "arguments");
@@ -329,6 +330,11 @@ export class McpConnection {
           return toolError(
             `the MCP server '${this.name}' stopped during the call (${this.#downReason()}); ` +
               "agentd is restarting it",
+          );
+        }
+        if (err instanceof McpError && err.code === REPLY_TOO_LARGE) {
+          return toolError(
+            `the reply of the MCP server '${this.name}' was too large: ${err.message}`,
           );
         }
         if (err instanceof McpError) {

@@ -29,11 +29,12 @@ export function isUnreachable(err: unknown): boolean {
 export function closedReason(transport: Transport): string {
   if (transport instanceof ProcessTransport) {
     const status = transport.status;
-    const how = !status
-      ? "the connection closed"
-      : status.signal
-      ? `the process was killed by ${status.signal}`
-      : `the process exited with code ${status.code}`;
+    const how = transport.stopReason ??
+      (!status
+        ? "the connection closed"
+        : status.signal
+        ? `the process was killed by ${status.signal}`
+        : `the process exited with code ${status.code}`);
     // One line, for `check` and the logs: the last lines of stderr joined by " | ".
     const tail = transport.stderrTail().trim().replaceAll("\n", " | ");
     return tail ? `${how}; stderr: ${tail.slice(-500)}` : how;

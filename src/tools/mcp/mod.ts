@@ -11,7 +11,16 @@ import { type Backoff, McpConnection } from "./connection.ts";
 
 export { type Backoff, McpConnection, type McpConnectionOptions } from "./connection.ts";
 export { MAX_TOOL_NAME, modelToolNames, SEPARATOR, serverPrefix } from "./names.ts";
-export { MCP_BASE_ENV, processEnv, ProcessTransport } from "./process_transport.ts";
+export {
+  MAX_LINE_BYTES,
+  MAX_QUEUED_BYTES,
+  MAX_QUEUED_MESSAGES,
+  MCP_BASE_ENV,
+  processEnv,
+  ProcessTransport,
+  REPLY_TOO_LARGE,
+} from "./process_transport.ts";
+export { MAX_TOOLS } from "./tool_list.ts";
 export { MAX_RESULT_CHARS, resultOutcome, resultValue } from "./result.ts";
 
 /** Options of `startMcpServers`. */

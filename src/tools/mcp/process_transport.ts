@@ -6,14 +6,35 @@
  * Not the SDK's `StdioClientTransport`: that one signals only the program it started, so a wrapper
  * (`npx`, `uvx`, `sh -c`) that does not forward signals leaves the real server running after
  * agentd stops. Here the whole group is signalled, first SIGTERM, then SIGKILL, and an exit of the
- * program takes down what it left behind in the group.
+ * program takes down what it left behind in the group. Both directions are bounded in bytes: a line
+ * from the server (`MAX_LINE_BYTES`, framed by line_reader.ts rather than the SDK's quadratic
+ * `ReadBuffer`) and what waits to be written to a server that does not read (`MAX_QUEUED_BYTES`,
+ * `MAX_QUEUED_MESSAGES`).
  */
-import { Buffer } from "node:buffer";
 // The SDK's `./*.js` subpaths map their types to `*.js.d.ts`, which does not exist: name them.
 // @ts-types="@modelcontextprotocol/sdk/shared/stdio"
-import { ReadBuffer, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
+import { deserializeMessage, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types";
+import { LineReader } from "./line_reader.ts";
+
+/**
+ * Largest line (one JSON-RPC message) a stdio server may write, in bytes. A longer one is not
+ * buffered; a reply among them fails its request with `REPLY_TOO_LARGE` (docs/tools.md#mcp-limits).
+ */
+export const MAX_LINE_BYTES = 4 * 1024 * 1024;
+/**
+ * Bytes agentd may have queued for a stdio server that it has not read from its stdin yet; past
+ * it the server counts as stuck: its process group is killed, and the connection restarts it.
+ */
+export const MAX_QUEUED_BYTES = 4 * 1024 * 1024;
+/**
+ * Messages agentd may have queued for a stdio server that it has not read yet (each pending one
+ * holds a request's state besides its bytes); past it, as past `MAX_QUEUED_BYTES`.
+ */
+export const MAX_QUEUED_MESSAGES = 1024;
+/** The JSON-RPC error code of a request whose reply was longer than `MAX_LINE_BYTES`. */
+export const REPLY_TOO_LARGE: number = -32050;
 
 /**
  * Environment variables a stdio server gets from agentd's own environment, when set: enough to
@@ -75,6 +96,9 @@ export class ProcessTransport implements Transport {
   #stderr: string[] = [];
   #closing = false;
   #closed: Promise<void> | undefined;
+  /** Bytes and messages handed to the writer and not yet taken by the pipe. */
+  #queued = 0;
+  #waiting = 0;
   readonly #encoder = new TextEncoder();
 
   /** A transport for the server process `options` describe (started by `start`). */
@@ -141,7 +165,36 @@ export class ProcessTransport implements Transport {
     if (!this.#writer || this.#status || this.#closing) {
       throw new Error("the MCP server process is not running");
     }
-    await this.#writer.write(this.#encoder.encode(serializeMessage(message)));
+    const bytes = this.#encoder.encode(serializeMessage(message));
+    if (
+      this.#queued + bytes.length > MAX_QUEUED_BYTES || this.#waiting >= MAX_QUEUED_MESSAGES
+    ) {
+      // The server does not read its stdin (or far slower than it asks): replies would pile up
+      // here without end. It is stopped; the connection restarts it.
+      this.#stuck ??= new Error(
+        `the MCP server does not read its stdin (${this.#waiting} messages, ${this.#queued} ` +
+          "bytes waiting); it is stopped",
+      );
+      this.onerror?.(this.#stuck);
+      this.#signalGroup("SIGKILL");
+      throw this.#stuck;
+    }
+    this.#queued += bytes.length;
+    this.#waiting++;
+    try {
+      await this.#writer.write(bytes);
+    } finally {
+      this.#queued -= bytes.length;
+      this.#waiting--;
+    }
+  }
+
+  /** Set once the server was stopped for not reading its stdin. */
+  #stuck: Error | undefined;
+
+  /** Why the process was stopped by agentd while running, if it was. */
+  get stopReason(): string | undefined {
+    return this.#stuck?.message;
   }
 
   /** Stops the process group: stdin closed and SIGTERM, then SIGKILL after the grace period. */
@@ -177,33 +230,47 @@ export class ProcessTransport implements Transport {
   }
 
   async #readStdout(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<void> {
-    const buffer = new ReadBuffer();
+    const lines = new LineReader(MAX_LINE_BYTES);
     try {
       while (true) {
         const { value, done } = await reader.read();
         if (done) return;
-        try {
-          buffer.append(Buffer.from(value.buffer, value.byteOffset, value.byteLength));
-        } catch (err) {
-          // A line over the buffer's bound (10 MiB): the rest of it cannot be framed any more.
-          this.onerror?.(err as Error);
-          this.#signalGroup("SIGKILL");
-          return;
-        }
-        while (true) {
-          let message: JSONRPCMessage | null;
+        for (const line of lines.push(value)) {
+          if (line.kind === "too_large") {
+            this.#tooLarge(line.bytes, line.id);
+            continue;
+          }
+          if (line.text.trim() === "") continue;
+          let message: JSONRPCMessage;
           try {
-            message = buffer.readMessage();
+            message = deserializeMessage(line.text);
           } catch (err) {
             // A line that is not JSON-RPC (a server printing logs to stdout): skip it.
             this.onerror?.(new Error(`the server wrote a line that is not JSON-RPC: ${err}`));
             continue;
           }
-          if (message === null) break;
           this.onmessage?.(message);
         }
       }
     } catch { /* cancelled */ }
+  }
+
+  /**
+   * A line past `MAX_LINE_BYTES`, dropped unread: when it answered a request, that request fails
+   * with `REPLY_TOO_LARGE` (its caller learns at once, not at its timeout).
+   */
+  #tooLarge(bytes: number, id: string | number | null): void {
+    const why = `the MCP server wrote a message of ${bytes} bytes; at most ${MAX_LINE_BYTES} ` +
+      "are read";
+    if (id === null) {
+      this.onerror?.(new Error(`${why}; it was dropped`));
+      return;
+    }
+    this.onmessage?.({
+      jsonrpc: "2.0",
+      id,
+      error: { code: REPLY_TOO_LARGE, message: `${why}; the reply was refused` },
+    });
   }
 
   async #readStderr(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<void> {
