@@ -56,7 +56,7 @@ export interface RunningServer {
   store: Store;
   /** This server's metrics (what `GET /metrics` renders). */
   metrics: AgentdMetrics;
-  /** Graceful stop: no new runs, running ones get the grace period, then are interrupted. */
+  /** Graceful stop: no new runs, running ones get the grace period, then are handed over. */
   shutdown(graceMs?: number): Promise<void>;
   /** Resolves when the server has stopped. */
   finished: Promise<void>;

@@ -192,7 +192,7 @@ Deno.test("a server logs every request and run transition with its ids, and no s
     return true;
   });
 
-  // The sweeper interrupts a run whose replica stopped heartbeating (a row nobody executes).
+  // The sweeper resumes a run whose replica stopped heartbeating (a row nobody executes).
   await t.server.store.createRun("acme", {
     run_id: "r-ghost",
     session_id: "s-ghost",
@@ -201,12 +201,11 @@ Deno.test("a server logs every request and run transition with its ids, and no s
     create_session: true,
   });
   await eventually(() => {
-    find(t.logs, "run interrupted: its replica was lost", {
+    find(t.logs, "run resumed: its replica was lost or handed it over", {
       tenant: "acme",
       run_id: "r-ghost",
-      status: "interrupted",
-      reason: "replica_lost",
       owner: "replica-gone",
+      attempt: 2,
     });
     return true;
   });
@@ -222,18 +221,19 @@ Deno.test("a server logs every request and run transition with its ids, and no s
     return true;
   });
 
-  // Shutdown with no grace interrupts a running run.
+  // Shutdown with no grace hands a running run over (released for another attempt).
   const slow = await t.fetch("/v1/runs/start", {
     method: "POST",
     json: runBody("one two three four five six seven eight", { run_id: "r-shutdown", ...SLOW }),
   });
   assert.equal(slow.status, 202);
   await t.close();
-  find(t.logs, "run finished", {
+  find(t.logs, "run handed over", {
     tenant: "default",
     run_id: "r-shutdown",
-    status: "interrupted",
-    reason: "shutdown",
+    attempt: 1,
+    reason: "handoff",
+    released: true,
   });
 
   const all = t.logs.join("\n");

@@ -23,6 +23,15 @@ const ToolCallId = z.string().describe("The tool call's id.");
 /** Event payloads by kind (without `kind` and `timestamp`). */
 export const RunEventPayloadSchemas = {
   run_started: z.object({ session_id: SessionId, run_id: RunId }).describe("The run began."),
+  run_resumed: z.object({
+    session_id: SessionId,
+    run_id: RunId,
+    attempt: z.number().int().describe("The attempt that goes on with the run (2, 3, ...)."),
+  }).describe(
+    "The run goes on as a new attempt, from its last checkpoint, after its replica was lost or " +
+      "handed it over (extension): whatever the stream carried after that checkpoint is " +
+      "abandoned, and a `messages_snapshot` of the conversation at the checkpoint follows.",
+  ),
   messages_snapshot: z.object({
     messages: z.array(MessageSchema).describe("The session's conversation, oldest first."),
   }).describe("The whole conversation the run starts from."),

@@ -158,6 +158,10 @@ export const RunSchema = z.object({
   session_id: z.string().describe("The session it runs in."),
   tenant_id: z.string().describe("The tenant it belongs to."),
   status: RunStatusSchema.describe("Where the run is."),
+  attempt: z.number().int().describe(
+    "Which attempt executes (or executed) the run: 1, then one more each time another replica " +
+      "resumed it after its replica was lost or handed it over (extension).",
+  ),
   created_at: z.string().describe("When it started (RFC 3339)."),
   updated_at: z.string().describe("When its record last changed (RFC 3339)."),
   parent_checkpoint_id: z.string().nullable().describe(

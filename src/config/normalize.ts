@@ -14,7 +14,9 @@ export interface BlockSpec {
 export const MANIFEST_BLOCKS: BlockSpec = {
   single: {
     agent: { single: { model: { single: { inference_params: {}, retry: {} } } } },
-    runtime: { single: { storage: {}, pubsub: {}, replica: {}, attached: {}, tools: {} } },
+    runtime: {
+      single: { storage: {}, pubsub: {}, replica: {}, runs: {}, attached: {}, tools: {} },
+    },
     http_server: {
       single: {
         protocol: { single: { ag_ui: {}, a2a: { labelled: { extension: {} } }, ai_sdk: {} } },

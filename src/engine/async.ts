@@ -11,6 +11,17 @@ export class RunCancelled extends Error {
   }
 }
 
+/**
+ * The abort reason of a run handed to another attempt (shutdown): the engine writes nothing more
+ * and ends without `run_finished`, as it does when a write of it is fenced (`RunFenced`).
+ */
+export class RunHandedOff extends Error {
+  constructor() {
+    super("the run was handed over to another replica");
+    this.name = "RunHandedOff";
+  }
+}
+
 /** A promise that rejects with `RunCancelled` once `signal` aborts, and a disposer. */
 function abortPromise(signal: AbortSignal): { promise: Promise<never>; dispose: () => void } {
   let onAbort = () => {};

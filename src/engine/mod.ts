@@ -22,6 +22,7 @@
 export { createEngine, type Engine, type EnginePlan, type RunBegin } from "./engine.ts";
 export { EngineError, type EngineErrorKind } from "./errors.ts";
 export { checkSessionRoom } from "./size.ts";
+export { RunHandedOff } from "./async.ts";
 export { waitingToolCalls } from "./start.ts";
 export type {
   EngineDeps,

@@ -22,6 +22,8 @@ export class RunReport {
     private readonly runId: string,
     model: { provider: string; model: string },
     private readonly log: Logger,
+    /** The attempt writing it: a later attempt's report is never overwritten (fencing). */
+    private readonly attempt?: number,
   ) {
     this.#report = { provider: model.provider, model: model.model, steps: [], warnings: [] };
   }
@@ -50,7 +52,7 @@ export class RunReport {
     const report = this.#report;
     if (report.steps.length > 0 || report.warnings.length > 0) {
       try {
-        await this.store.saveModelReport(this.runId, report);
+        await this.store.saveModelReport(this.runId, report, this.attempt);
       } catch (error) {
         this.log.error("could not save the model report of the run", { error: String(error) });
       }

@@ -1,3 +1,4 @@
+// Over 400 lines: the ReAct graph is one state machine (steps, answers, resumes); its parts are beside it.
 /**
  * The ReAct graph: a model step, then a tool step for the calls it made, until the model answers
  * without calls, a call must wait (interrupt), `max_steps` is reached, the model fails or the run
@@ -9,8 +10,9 @@ import type { Message, RunError, ToolCall } from "../api/schemas.ts";
 import { ModelError } from "../models/mod.ts";
 import type { Logger } from "../log.ts";
 import type { Tool } from "../tools/mod.ts";
+import { RunFenced } from "../store/mod.ts";
 import { Answer } from "./answer.ts";
-import { abortable, RunCancelled } from "./async.ts";
+import { abortable, RunCancelled, RunHandedOff } from "./async.ts";
 import { assistantMessage, messageText, toolMessage, toolResultValue } from "./conversation.ts";
 import { makeEvent, type RunEvent, type RunEventPayloads } from "../api/events.ts";
 import { errorDetail, internalError, runErrorOf } from "./run_error.ts";
@@ -82,25 +84,33 @@ class Execution {
     // The conversation is the messages table (as read at the start), not the checkpoint: edits
     // made through the messages API between runs are what this run sees. The input is already
     // stored with the run record unless calls are answered first.
-    this.writes = new StepWriter(deps, input, start.parent_checkpoint_id, [
-      ...start.conversation,
-      ...start.input,
-    ]);
+    this.writes = new StepWriter(
+      deps,
+      input,
+      start.parent_checkpoint_id,
+      [...start.conversation, ...start.input],
+      options.attempt,
+    );
     this.log = deps.log.with({
       tenant: input.tenant_id,
       run_id: input.run_id,
       session_id: input.session_id,
     });
-    this.report = new RunReport(deps.store, input.run_id, setup.model, this.log);
+    this.report = new RunReport(deps.store, input.run_id, setup.model, this.log, options.attempt);
   }
 
   async *run(): AsyncGenerator<RunEvent> {
     const { session_id, run_id } = this.input;
-    yield makeEvent("run_started", { session_id, run_id });
+    const attempt = this.options.attempt ?? 1;
+    yield attempt > 1
+      ? makeEvent("run_resumed", { session_id, run_id, attempt })
+      : makeEvent("run_started", { session_id, run_id });
     let finish: Finish & { error: RunError | null };
     try {
       finish = { ...(yield* this.graph()), error: null };
     } catch (error) {
+      // Another attempt owns the run now (or will): nothing more is written or said here.
+      if (error instanceof RunFenced || this.signal.reason instanceof RunHandedOff) throw error;
       yield* this.open.all();
       finish = await this.salvage(error);
     }
@@ -205,12 +215,36 @@ class Execution {
           yield* this.writeResult(call.id, "the user continued without answering this call", true);
           break;
         case "incomplete":
-          yield* this.writeResult(call.id, "the run that made this call ended before it", true);
+          yield* this.closeIncomplete(call);
           break;
       }
     }
     await this.checkpoint([], false);
     yield* this.open.stepFinished();
+  }
+
+  /**
+   * A call without a result. Made by this run, it was in flight when an earlier attempt was lost:
+   * an idempotent server tool runs again, any other call gets an error result (the model
+   * decides). Made by an earlier run, that run ended before it.
+   */
+  private async *closeIncomplete(call: ToolCall): AsyncGenerator<RunEvent> {
+    const ours = (this.options.attempt ?? 1) > 1 &&
+      this.writes.conversation.some((m) =>
+        m.run_id === this.input.run_id && m.tool_calls?.some((c) => c.id === call.id)
+      );
+    if (!ours) {
+      yield* this.writeResult(call.id, "the run that made this call ended before it", true);
+      return;
+    }
+    const tool = this.setup.server_tools.get(call.name);
+    if (tool?.idempotent && !tool.requires_approval) {
+      this.log.info("tool call re-run after a lost attempt", { tool_call_id: call.id });
+      yield* this.runServerTool(call, tool);
+      await this.writes.save();
+    } else {
+      yield* this.writeResult(call.id, "interrupted: it may or may not have run", true);
+    }
   }
 
   /** One model step: streams the model's answer and persists it once complete. */
@@ -287,6 +321,8 @@ class Execution {
       const waiting = { tool_call_id: call.id, tool_name: call.name, arguments: call.arguments };
       if (server && !server.requires_approval) {
         yield* this.runServerTool(call, server);
+        // Saved at once: a completed call is never run twice, whatever happens to this replica.
+        await this.writes.save();
       } else if (server) {
         pending.push({ ...waiting, kind: "approval" });
       } else if (this.setup.client_tools.has(call.name)) {

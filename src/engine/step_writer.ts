@@ -17,7 +17,7 @@ export class StepWriter {
   dirty = false;
   readonly #store: Store;
   readonly #clock: Clock;
-  readonly #ids: RunIds;
+  readonly #ids: RunIds & { attempt?: number };
   /** The run's latest checkpoint, the parent of the next one. */
   #parent: string | null;
   /** Messages of the current step not committed yet. */
@@ -31,10 +31,13 @@ export class StepWriter {
     ids: RunIds,
     parent: string | null,
     conversation: Message[],
+    attempt?: number,
   ) {
     this.#store = deps.store;
     this.#clock = deps.clock ?? systemClock;
     this.#ids = { tenant_id: ids.tenant_id, session_id: ids.session_id, run_id: ids.run_id };
+    // Every write of the run carries its attempt, so the store refuses it after a takeover.
+    if (attempt !== undefined) this.#ids.attempt = attempt;
     this.#parent = parent;
     this.conversation = conversation;
   }
@@ -87,6 +90,14 @@ export class StepWriter {
     this.#unsaved = [];
     if (last) this.#last = step;
     else await this.#store.commitStep(step);
+  }
+
+  /**
+   * Writes the step's messages so far without a checkpoint (a tool's result as soon as it is
+   * known, so an attempt that resumes the run never runs that call again).
+   */
+  async save(): Promise<void> {
+    if (this.#unsaved.length > 0) await this.commit(null);
   }
 
   /**

@@ -162,4 +162,10 @@ export interface RunOptions {
    * engine commits the last step itself.
    */
   finish?: (last: StepCommit | null) => void;
+  /**
+   * The attempt executing the run (1 when omitted). Every write carries it (fencing); an attempt
+   * after the first resumes the run: `run_resumed` instead of `run_started`, and the tool calls
+   * the lost attempt left without a result are run again only when idempotent.
+   */
+  attempt?: number;
 }

@@ -41,6 +41,8 @@ export interface AgentdMetrics {
   clientErrors: Counter<"reason">;
   /** `agentd_runs_started_total`: runs started. */
   runsStarted: Counter;
+  /** `agentd_runs_resumed_total`: lost or handed-over runs this replica resumed. */
+  runsResumed: Counter;
   /** `agentd_runs_total`: runs finished, by status. */
   runs: Counter<"status">;
   /** `agentd_runs_active`: runs this process executes now. */
@@ -103,6 +105,11 @@ export function createMetrics(): AgentdMetrics {
     runsStarted: r.counter({
       name: "agentd_runs_started_total",
       help: "Runs this replica started.",
+    }),
+    runsResumed: r.counter({
+      name: "agentd_runs_resumed_total",
+      help: "Runs this replica took over as a new attempt (their replica was lost or handed " +
+        "them over at shutdown).",
     }),
     runs: r.counter({
       name: "agentd_runs_total",

@@ -20,7 +20,8 @@ const seconds = (startedMs: number) => (performance.now() - startedMs) / 1000;
  * `agentd_store_errors_total`) and traced (`agentd.store.<method>`, only inside a request or run
  * span: the background polls would otherwise start a trace each). Run transitions are counted
  * where they are persisted: `createRun` (started), `finishRun` (the terminal status the row got),
- * `sweepLostRuns` (interrupted), so every run is counted once across replicas.
+ * `claimLostRuns` (failed out of attempts; resumed runs counted as resumes), so every run is
+ * counted once across replicas.
  */
 export function instrumentStore(store: Store, metrics: AgentdMetrics, tracer: Tracer): Store {
   const wrapped = new Map<PropertyKey, unknown>();
@@ -33,8 +34,10 @@ export function instrumentStore(store: Store, metrics: AgentdMetrics, tracer: Tr
         metrics.runs.inc({ status: run.status });
       }
     }
-    if (method === "sweepLostRuns") {
-      metrics.runs.inc({ status: "interrupted" }, (result as unknown[]).length);
+    if (method === "claimLostRuns") {
+      const claimed = result as { resumed: unknown[]; failed: unknown[] };
+      metrics.runs.inc({ status: "failed" }, claimed.failed.length);
+      metrics.runsResumed.inc(claimed.resumed.length);
     }
   };
   return new Proxy(store, {

@@ -6,8 +6,11 @@ import type { EndNotice, SequencedEvent } from "../api/events.ts";
 import type { StepCommit } from "../store/mod.ts";
 import type { AsyncQueue } from "./queue.ts";
 
-/** Why the service aborted a run it executes. */
-export type AbortReason = "cancelled" | "shutdown";
+/**
+ * Why the service aborted a run it executes: a cancellation; a hand-over at shutdown (the run
+ * goes on as another attempt); or fencing (another attempt took it over already).
+ */
+export type AbortReason = "cancelled" | "handoff" | "fenced";
 
 /** One run executing on this replica, from its start until its outcome is delivered. */
 export interface ActiveRun {
@@ -17,6 +20,8 @@ export interface ActiveRun {
   run_id: string;
   /** The run's session. */
   session_id: string;
+  /** The attempt executing it here: every write carries it (fencing). */
+  attempt: number;
   /** Aborts the engine (its model stream and tools) through one signal. */
   controller: AbortController;
   /** Why the service aborted it, when it did. */

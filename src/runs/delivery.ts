@@ -59,6 +59,8 @@ export class Delivery {
    * stream is full: the run then waits for its client (backpressure), up to `drain_timeout`.
    */
   deliver(active: ActiveRun, event: RunEvent): Promise<void> | undefined {
+    // Another attempt owns the run's stream now: nothing more of this one goes out.
+    if (active.reason === "fenced") return undefined;
     // Numbered here, the one place every event of the run passes; and never earlier in time than
     // the event before it.
     if (event.timestamp < active.timestamp) event = { ...event, timestamp: active.timestamp };
@@ -75,10 +77,13 @@ export class Delivery {
    * and, for a run continuing a chain, on the chain's (so one subscription follows every later
    * turn); a run that ended has its history sealed after.
    */
-  flush(): void {
+  flush(): Promise<void> {
     if (this.#flushTimer !== undefined) clearImmediate(this.#flushTimer);
     this.#flushTimer = undefined;
+    const appends: Promise<void>[] = [];
     for (const [runId, { active, entries, sealed }] of this.#outbox) {
+      // A fenced attempt's last events stay unsaid (see `deliver`).
+      if (active.reason === "fenced") continue;
       const message = entries.length === 1
         ? entries[0].message
         : `[${entries.map((e) => e.message).join(",")}]`;
@@ -86,15 +91,30 @@ export class Delivery {
         this.#log.warn("publish failed", { run_id: runId, error: String(err) });
       const channel = runChannel(runId);
       const appended = this.#pubsub.append(channel, entries, message).catch(failed);
+      appends.push(appended);
       if (entries[0].seq === 1) void appended.then(() => active.recorded.resolve());
       if (sealed) void this.#pubsub.seal(channel);
       if (active.chain) this.#pubsub.publish(chainChannel(active.chain), message).catch(failed);
     }
     this.#outbox.clear();
+    return Promise.all(appends).then(() => {});
   }
 
   /**
-   * Delivers the end of a run whose replica was lost: next in its history when the history is
+   * The sequence number of the last event in a run's history (0 when none is kept): a resumed
+   * attempt numbers its events after it, so the run keeps one numbering across attempts.
+   */
+  async lastSeq(runId: string): Promise<number> {
+    try {
+      const page = await this.#pubsub.history(runChannel(runId), Number.MAX_SAFE_INTEGER);
+      return page?.last ?? 0;
+    } catch {
+      return 0;
+    }
+  }
+
+  /**
+   * Delivers the end of a run whose replica was lost and that has no attempt left: next in its history when the history is
    * kept (so resumed streams end with it), else live only, outside the sequence. Returns the
    * message it published.
    */
@@ -153,6 +173,6 @@ export class Delivery {
     if (item.event.kind === "run_finished") box.sealed = true;
     // setImmediate, not setTimeout(0): a timer set from a timer callback five deep (a paced model
     // stream) is clamped to 4 ms, which re-attached clients would see on every token.
-    this.#flushTimer ??= setImmediate(() => this.flush());
+    this.#flushTimer ??= setImmediate(() => void this.flush());
   }
 }

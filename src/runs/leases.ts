@@ -1,20 +1,25 @@
 /**
- * Leases: how replicas keep no zombie runs. This replica heartbeats the runs it executes, hears
- * cancellations (the store's watch, and a poll of its runs' statuses for a watch that missed
- * some), and sweeps the runs of replicas that stopped heartbeating for a whole lease: each is
- * recorded `interrupted` and its end delivered to its streams and its chain's followers.
+ * Leases: how a run outlives its replica and never runs twice. This replica heartbeats the runs
+ * it executes, each for its attempt (a run another attempt took over is reported fenced and
+ * stopped here), hears cancellations (the store's watch, and a poll of its runs' statuses for a
+ * watch that missed some), and claims the runs of replicas that stopped heartbeating for a whole
+ * lease (or handed them over): each goes on here as its next attempt, from its last checkpoint;
+ * one out of attempts is recorded `failed` and its end delivered to its streams and followers.
  */
 import { makeEvent } from "../api/events.ts";
 import type { Clock } from "../clock.ts";
 import type { Config } from "../config/schema.ts";
 import type { Logger } from "../log.ts";
 import type { PubSub } from "../pubsub/mod.ts";
-import type { LostRun, Store } from "../store/mod.ts";
+import { type ClaimedRun, type LostRun, replicaLostError, type Store } from "../store/mod.ts";
 import { announceLostToChain } from "./chains.ts";
 import type { Delivery } from "./delivery.ts";
 
 /** The timings of leases (manifest `runtime.replica`). */
 export type ReplicaSettings = Config["manifest"]["runtime"]["replica"];
+
+/** How many lost runs one sweep claims at most. */
+const CLAIM_BATCH = 32;
 
 /** What leases need from the run service. */
 export interface LeaseDeps {
@@ -25,13 +30,21 @@ export interface LeaseDeps {
   /** This replica's id: the owner its heartbeats refresh. */
   replicaId: string;
   replica: ReplicaSettings;
+  /** Attempts a run gets (manifest `runtime.runs.max_attempts`). */
+  maxAttempts: number;
   /** The time sweeps compare heartbeats with (the store's clock). */
   clock: Clock;
   log: Logger;
-  /** The ids of the runs this replica executes now. */
-  running: () => string[];
+  /** The runs this replica executes now, each with its attempt. */
+  running: () => { run_id: string; attempt: number }[];
   /** Aborts a run of this replica that was cancelled, or has ended elsewhere. */
   abort: (runId: string) => void;
+  /** Stops a run of this replica that another attempt owns now, writing nothing more. */
+  fenced: (runId: string) => void;
+  /** False while this replica takes no new work (shutdown): it claims nothing then. */
+  accepting: () => boolean;
+  /** Goes on with a run this replica claimed. */
+  resume: (run: ClaimedRun) => void;
 }
 
 /** The heartbeat, the cancellation watch and poll, and the sweeper of one replica. */
@@ -64,6 +77,13 @@ export class Leases {
       },
     );
     this.#reachableSince = clock.now();
+    // SQLite is one process: a run still `running` when it starts was this process's before a
+    // crash or a hand-over at shutdown, and goes on now (any heartbeat of a live process would
+    // be fresher than two intervals).
+    if (store.kind === "sqlite") {
+      await this.#heartbeat();
+      await this.#claim(clock.now(), 2 * replica.heartbeat_interval);
+    }
     this.#timers.push(setInterval(() => this.#heartbeat(), replica.heartbeat_interval));
     this.#timers.push(setInterval(() => this.#poll(), replica.poll_interval));
   }
@@ -79,7 +99,8 @@ export class Leases {
     const running = this.#deps.running();
     if (running.length === 0) return;
     try {
-      await this.#deps.store.heartbeat(this.#deps.replicaId, running);
+      const fenced = await this.#deps.store.heartbeat(this.#deps.replicaId, running);
+      for (const runId of fenced) this.#deps.fenced(runId);
       this.#reachableSince ??= this.#deps.clock.now();
     } catch (err) {
       this.#reachableSince = undefined;
@@ -94,7 +115,7 @@ export class Leases {
     try {
       const running = this.#deps.running();
       if (running.length > 0) {
-        const statuses = await store.runStatuses(running);
+        const statuses = await store.runStatuses(running.map((r) => r.run_id));
         for (const [runId, status] of statuses) {
           if (status !== "running") this.#deps.abort(runId);
         }
@@ -107,8 +128,7 @@ export class Leases {
       // After an outage every replica's heartbeats are stale, the live ones too: they get a lease
       // of a reachable store to heartbeat again before anything is swept.
       if (now - this.#reachableSince < replica.lease) return;
-      const lost = await store.sweepLostRuns(now, replica.lease);
-      for (const run of lost) await this.#endLost(run);
+      await this.#claim(now, replica.lease);
     } catch (err) {
       this.#reachableSince = undefined;
       this.#deps.log.warn("poll failed", { error: String(err) });
@@ -117,26 +137,51 @@ export class Leases {
     }
   }
 
-  /** Delivers the end of a run the sweep interrupted, to its streams and its chain's followers. */
+  /**
+   * Claims the runs whose heartbeat is older than `leaseMs`: they go on here as a new attempt
+   * (none while shutting down); those out of attempts end `failed`.
+   */
+  async #claim(now: number, leaseMs: number): Promise<void> {
+    const { store, replicaId, maxAttempts, log } = this.#deps;
+    const limit = this.#deps.accepting() ? CLAIM_BATCH : 0;
+    const { resumed, failed } = await store.claimLostRuns(
+      replicaId,
+      now,
+      leaseMs,
+      maxAttempts,
+      limit,
+    );
+    for (const run of failed) await this.#endLost(run);
+    for (const run of resumed) {
+      log.warn("run resumed: its replica was lost or handed it over", {
+        tenant: run.tenant_id,
+        run_id: run.run_id,
+        session_id: run.session_id,
+        owner: run.owner,
+        attempt: run.attempt,
+      });
+      this.#deps.resume(run);
+    }
+  }
+
+  /** Delivers the end of a run out of attempts, to its streams and its chain's followers. */
   async #endLost(run: LostRun): Promise<void> {
-    this.#deps.log.warn("run interrupted: its replica was lost", {
+    const error = replicaLostError(run.owner);
+    this.#deps.log.warn("run failed: its replica was lost and it has no attempts left", {
       tenant: run.tenant_id,
       run_id: run.run_id,
       session_id: run.session_id,
       owner: run.owner,
-      status: "interrupted",
+      status: "failed",
       reason: "replica_lost",
     });
     const event = makeEvent("run_finished", {
       session_id: run.session_id,
       run_id: run.run_id,
-      status: "interrupted",
+      status: "failed",
       interrupt_payload: null,
       result: null,
-      error: {
-        code: "replica_lost",
-        message: `the replica executing this run stopped heartbeating (owner ${run.owner})`,
-      },
+      error,
     });
     const message = await this.#deps.delivery.endLost(run.run_id, event);
     // A run continuing a chain tells the chain's followers too.

@@ -6,28 +6,19 @@
 import type { RunEventOf } from "../api/events.ts";
 import type { Run } from "../api/schemas.ts";
 import type { Logger } from "../log.ts";
-import { type RunOutcome, type Store, StoreUnavailable } from "../store/mod.ts";
+import { RunFenced, type RunOutcome, type Store, StoreUnavailable } from "../store/mod.ts";
 import type { AbortReason, ActiveRun } from "./active.ts";
 
 /**
  * The outcome of a run from the engine's `run_finished` (`final`; undefined when the engine
- * stopped without one) and why the service aborted it, if it did.
+ * stopped without one) and why the service aborted it, if it did. A run handed over or fenced
+ * has no outcome here (another attempt saves it); this is what is said should it be asked.
  */
 export function outcomeOf(
   reason: AbortReason | undefined,
   final: RunEventOf<"run_finished"> | undefined,
 ): RunOutcome {
-  if (reason === "shutdown") {
-    return {
-      status: "interrupted",
-      error: {
-        code: "shutdown",
-        message: "the server shut down before the run finished; its last checkpoint is kept",
-      },
-      interrupt_payload: { reason: "shutdown" },
-    };
-  }
-  if (!final) {
+  if (!final || reason === "handoff" || reason === "fenced") {
     return {
       status: "failed",
       error: { code: "internal_error", message: "the run ended unexpectedly" },
@@ -86,23 +77,28 @@ export async function saveOutcome(
  */
 async function finish(deps: OutcomeDeps, active: ActiveRun, outcome: RunOutcome): Promise<Run> {
   const last = active.last;
-  if (!last) return await deps.store.finishRun(active.run_id, outcome);
+  if (!last) return await deps.store.finishRun(active.run_id, outcome, null, active.attempt);
   try {
-    const run = await deps.store.finishRun(active.run_id, outcome, last);
+    const run = await deps.store.finishRun(active.run_id, outcome, last, active.attempt);
     active.last = null;
     return run;
   } catch (err) {
     // An outage is retried whole, the last step included (`saveOutcome`).
-    if (err instanceof StoreUnavailable) throw err;
+    if (err instanceof StoreUnavailable || err instanceof RunFenced) throw err;
     active.last = null;
     deps.log.error("could not save the last step of the run", {
       tenant: active.tenant,
       run_id: active.run_id,
       error: String(err),
     });
-    return await deps.store.finishRun(active.run_id, {
-      status: "failed",
-      error: { code: "internal_error", message: "the run's last step could not be saved" },
-    });
+    return await deps.store.finishRun(
+      active.run_id,
+      {
+        status: "failed",
+        error: { code: "internal_error", message: "the run's last step could not be saved" },
+      },
+      null,
+      active.attempt,
+    );
   }
 }

@@ -1,3 +1,4 @@
+// Over 400 lines: one lifecycle (start, resume, drive, hand over, shut down); its parts are beside it.
 /**
  * The run service: the lifecycle of runs. It starts attached and detached runs (the engine's
  * checks, then the run record), drives each through the engine until its outcome is saved,
@@ -16,14 +17,16 @@ import {
   type RunEventOf,
   type SequencedEvent,
 } from "../api/events.ts";
-import type { Engine, EnginePlan, RunIds } from "../engine/mod.ts";
+import { type Engine, type EnginePlan, RunHandedOff, type RunIds } from "../engine/mod.ts";
 import type { Logger } from "../log.ts";
 import type { PubSub } from "../pubsub/mod.ts";
 import {
   type ChainFilter,
   type ChainHead,
+  type ClaimedRun,
   ConversationChanged,
   type PageQuery,
+  RunFenced,
   type Store,
 } from "../store/mod.ts";
 import type { ActiveRun } from "./active.ts";
@@ -32,6 +35,7 @@ import { Delivery } from "./delivery.ts";
 import { runServiceErrors } from "./errors.ts";
 import { Leases } from "./leases.ts";
 import { outcomeOf, saveOutcome } from "./outcome.ts";
+import { passedOn, passOn, resumedActive, resumedRequest } from "./attempts.ts";
 import { type AttachOptions, openRunStream, type RunStream } from "./stream.ts";
 import {
   type ChainState,
@@ -83,6 +87,7 @@ export class RunService {
   readonly #active = new Map<string, ActiveRun>();
   readonly #delivery: Delivery;
   readonly #leases: Leases;
+  readonly #maxAttempts: number;
   #accepting = true;
   /** Set when shutdown's grace is over: unsaved outcomes are not retried any more. */
   #stopRetrying = false;
@@ -96,6 +101,7 @@ export class RunService {
     const runtime = options.config.manifest.runtime;
     this.#pollInterval = runtime.replica.poll_interval;
     this.#delivery = new Delivery(this.#pubsub, this.#log, runtime.attached);
+    this.#maxAttempts = runtime.runs.max_attempts;
     this.#leases = new Leases({
       store: this.#store,
       pubsub: this.#pubsub,
@@ -104,8 +110,13 @@ export class RunService {
       replica: runtime.replica,
       clock: options.clock ?? systemClock,
       log: this.#log,
-      running: () => [...this.#active.keys()],
+      maxAttempts: runtime.runs.max_attempts,
+      running: () =>
+        [...this.#active.values()].map((a) => ({ run_id: a.run_id, attempt: a.attempt })),
       abort: (runId) => this.#abortLocal(runId),
+      fenced: (runId) => this.#handOff(runId, "fenced"),
+      accepting: () => this.#accepting,
+      resume: (run) => void this.#resume(run),
     });
   }
 
@@ -143,6 +154,7 @@ export class RunService {
       tenant,
       run_id: runId,
       session_id: sessionId,
+      attempt: 1,
       controller: new AbortController(),
       attached: attached ? this.#delivery.attachedQueue() : undefined,
       done: Promise.resolve(),
@@ -155,12 +167,7 @@ export class RunService {
     };
     this.#active.set(runId, active);
     this.#log.info("run started", { tenant, run_id: runId, session_id: sessionId, attached });
-    const events = this.#engine.execute(plan, ids, active.controller.signal, {
-      finish: (last) => {
-        active.last = last;
-      },
-    });
-    active.done = this.#drive(active, events);
+    active.done = this.#drive(active, this.#execute(plan, ids, active));
     // Once the run is visible it can be resumed from its start: its history exists before the
     // start is answered (one round trip to Redis), so a cursor of 0 never meets an empty past.
     await active.recorded.promise;
@@ -181,6 +188,8 @@ export class RunService {
           session_id: ids.session_id,
           parent_checkpoint_id: plan.parent_checkpoint_id,
           owner: this.replicaId,
+          // Kept so any replica can resume the run; the input is in the conversation.
+          request: { ...request, messages: [], resume_payload: null },
           ...plan.begin,
           ...(link ? { link } : {}),
         });
@@ -189,6 +198,48 @@ export class RunService {
         if (!(error instanceof ConversationChanged)) throw error;
         if (attempt >= START_ATTEMPTS) throw runServiceErrors.sessionBusy(ids.session_id);
       }
+    }
+  }
+
+  /** The engine's events of `plan`, executed as `active`'s attempt. */
+  #execute(plan: EnginePlan, ids: RunIds, active: ActiveRun): AsyncGenerator<RunEvent> {
+    return this.#engine.execute(plan, ids, active.controller.signal, {
+      attempt: active.attempt,
+      finish: (last) => {
+        active.last = last;
+      },
+    });
+  }
+
+  /**
+   * Goes on with a run this replica claimed as a new attempt (its replica was lost or handed it
+   * over): planned again from its stored request against the conversation at its last
+   * checkpoint, numbered after the events its history keeps, with no client attached (clients
+   * re-attach with their cursor, on any replica).
+   */
+  async #resume(claimed: ClaimedRun): Promise<void> {
+    const ids = {
+      tenant_id: claimed.tenant_id,
+      session_id: claimed.session_id,
+      run_id: claimed.run_id,
+    };
+    const request = resumedRequest(claimed);
+    const active = resumedActive(claimed);
+    this.#active.set(claimed.run_id, active);
+    let resolve!: () => void;
+    active.done = new Promise<void>((r) => resolve = r);
+    try {
+      const chain = await this.#store.runChain(claimed.tenant_id, claimed.run_id);
+      if (chain && chain.origin_run_id !== claimed.run_id) active.chain = chain.origin_run_id;
+      active.seq = await this.#delivery.lastSeq(claimed.run_id);
+      const plan = await this.#engine.prepare(ids, request);
+      await this.#drive(active, this.#execute(plan, ids, active));
+    } catch (err) {
+      // Planned again it cannot run (the manifest changed, the store failed): it fails here.
+      this.#log.error("could not resume run", { run_id: claimed.run_id, error: String(err) });
+      await this.#drive(active, (async function* () {})());
+    } finally {
+      resolve();
     }
   }
 
@@ -276,8 +327,10 @@ export class RunService {
   }
 
   /**
-   * Stops accepting runs, lets running ones finish within `graceMs`, then interrupts the rest with
-   * their state persisted, and stops the background loops.
+   * Stops accepting runs, lets running ones finish within `graceMs`, then hands the rest over:
+   * they stop here without writing more and are released for any replica (or, on SQLite, this
+   * process's next start) to resume from their last checkpoint at once; then stops the
+   * background loops.
    */
   async shutdown(graceMs: number): Promise<void> {
     this.#accepting = false;
@@ -290,13 +343,10 @@ export class RunService {
     clearTimeout(timer);
     if (first === "timeout") {
       this.#stopRetrying = true;
-      for (const active of this.#active.values()) {
-        active.reason ??= "shutdown";
-        active.controller.abort(new Error("shutdown"));
-      }
+      for (const runId of [...this.#active.keys()]) this.#handOff(runId, "handoff");
       await all();
     }
-    this.#delivery.flush();
+    await this.#delivery.flush();
     await this.#leases.close();
   }
 
@@ -313,12 +363,16 @@ export class RunService {
         if (full) await full;
       }
     } catch (err) {
-      this.#log.error("engine failed", {
-        tenant: active.tenant,
-        run_id: active.run_id,
-        error: String(err),
-      });
+      if (err instanceof RunFenced) active.reason = "fenced";
+      else if (!(err instanceof RunHandedOff) && !passedOn(active)) {
+        this.#log.error("engine failed", {
+          tenant: active.tenant,
+          run_id: active.run_id,
+          error: String(err),
+        });
+      }
     }
+    if (passedOn(active)) return await this.#passOn(active);
     const outcome = outcomeOf(active.reason, final);
     let finished: RunEventOf<"run_finished">;
     let record: Run | undefined;
@@ -336,6 +390,10 @@ export class RunService {
         finish_reason: run.finish_reason,
       });
     } catch (err) {
+      if (err instanceof RunFenced) {
+        active.reason = "fenced";
+        return await this.#passOn(active);
+      }
       this.#log.error("could not persist run outcome", {
         tenant: active.tenant,
         run_id: active.run_id,
@@ -374,6 +432,24 @@ export class RunService {
       warnings: record?.warnings.length ? record.warnings : undefined,
       ms: Math.round(performance.now() - active.started),
     });
+  }
+
+  /**
+   * Stops a run here without a word more from this attempt: at shutdown (`handoff`) or because
+   * another attempt owns it already (`fenced`). The engine, aborted with `RunHandedOff`, writes
+   * nothing more.
+   */
+  #handOff(runId: string, reason: "handoff" | "fenced"): void {
+    const active = this.#active.get(runId);
+    if (!active) return;
+    active.reason = reason;
+    if (!active.controller.signal.aborted) active.controller.abort(new RunHandedOff());
+  }
+
+  /** Ends this replica's part in a run another attempt goes on with (see attempts.ts). */
+  async #passOn(active: ActiveRun): Promise<void> {
+    await passOn({ store: this.#store, delivery: this.#delivery, log: this.#log }, active);
+    this.#active.delete(active.run_id);
   }
 
   #abortLocal(runId: string): void {

@@ -61,6 +61,18 @@ export class ConversationChanged extends Error {
   }
 }
 
+/**
+ * A write of a run refused: the attempt that made it no longer owns the run (another replica
+ * took it over after its lease ran out, or the run ended). The writer stops that run's work.
+ */
+export class RunFenced extends Error {
+  /** The run and the attempt whose write was refused. */
+  constructor(readonly runId: string, readonly attempt: number) {
+    super(`run '${runId}': attempt ${attempt} no longer owns the run`);
+    this.name = "RunFenced";
+  }
+}
+
 /** Constructors of every `StoreError` the stores throw. */
 export const storeErrors = {
   sessionNotFound: (id: string) =>

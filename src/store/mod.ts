@@ -12,6 +12,8 @@ export type {
   ChainHead,
   CheckpointData,
   CheckpointHead,
+  Claimed,
+  ClaimedRun,
   LostRun,
   NewRun,
   PageQuery,
@@ -22,10 +24,11 @@ export type {
   StepCommit,
   Store,
 } from "./types.ts";
-export { newMessages } from "./records.ts";
+export { newMessages, replicaLostError } from "./records.ts";
 export { decodeCursor, encodeCursor } from "./cursor.ts";
 export {
   ConversationChanged,
+  RunFenced,
   StoreError,
   type StoreErrorKind,
   StoreUnavailable,

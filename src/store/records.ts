@@ -46,6 +46,8 @@ export interface RunRow {
   session_id: string;
   tenant_id: string;
   status: string;
+  /** The attempt that owns the run (1 for the first). */
+  attempt: number;
   parent_checkpoint_id: string | null;
   checkpoint_id: string | null;
   result: unknown;
@@ -113,6 +115,7 @@ export function toRun(row: RunRow): Run {
     session_id: row.session_id,
     tenant_id: row.tenant_id,
     status: row.status as RunStatus,
+    attempt: row.attempt,
     created_at: iso(row.created_at),
     updated_at: iso(row.updated_at),
     parent_checkpoint_id: row.parent_checkpoint_id,
@@ -267,12 +270,16 @@ export function messageValues(m: Message): MessageValues {
   };
 }
 
-/** The error a swept run carries: its replica stopped heartbeating. */
+/**
+ * The start of the error of a run the sweeper failed: its replica was lost and it had used all
+ * its attempts (the SQL of both stores appends the last owner and a closing parenthesis).
+ */
 export function replicaLostMessagePrefix(): string {
-  return "the replica executing this run stopped heartbeating (owner ";
+  return "the replica executing this run stopped heartbeating and the run has no attempts left " +
+    "(runtime.runs.max_attempts; last owner ";
 }
 
-/** The `error` of a run the sweeper interrupted (the SQL of both stores builds the same). */
+/** The `error` of a run the sweeper failed (the SQL of both stores builds the same). */
 export function replicaLostError(owner: string): RunError {
   return { code: "replica_lost", message: `${replicaLostMessagePrefix()}${owner})` };
 }

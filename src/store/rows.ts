@@ -50,6 +50,7 @@ export function rowDecoders(json: (column: unknown) => unknown): RowDecoders {
       session_id: r.session_id,
       tenant_id: r.tenant_id,
       status: r.status,
+      attempt: Number(r.attempt ?? 1),
       parent_checkpoint_id: r.parent_checkpoint_id,
       checkpoint_id: r.checkpoint_id,
       result: json(r.result),

@@ -1,3 +1,4 @@
+// Over 400 lines: the Store seam is one interface with the record types its methods take.
 /**
  * The Store seam: everything durable (sessions, messages, runs, checkpoints), tenant-scoped.
  * Two implementations: SQLite (`node:sqlite`, the embedded default) and PostgreSQL (`postgres`).
@@ -77,6 +78,11 @@ export interface NewRun {
    * keeps with it).
    */
   link?: { origin_run_id: string; note?: unknown };
+  /**
+   * What the run was asked, kept so another replica can resume it (`ClaimedRun.request`); the
+   * input messages are left out (the conversation holds them).
+   */
+  request?: unknown;
 }
 
 /** The terminal outcome of a run. */
@@ -106,6 +112,11 @@ export interface StepCommit {
   session_id: string;
   /** The run. */
   run_id: string;
+  /**
+   * The attempt that writes (fencing): the write is refused with `RunFenced` once the run's
+   * attempt moved on or the run is neither running nor cancelled. Omitted: not fenced.
+   */
+  attempt?: number;
   /** The messages the step adds to the conversation. */
   messages: Message[];
   /** The checkpoint that ends the step; null when the step only adds messages. */
@@ -186,6 +197,24 @@ export interface LostRun {
   session_id: string;
   /** The replica that stopped heartbeating. */
   owner: string;
+}
+
+/** A lost run another replica took over as its next attempt (`claimLostRuns`). */
+export interface ClaimedRun extends LostRun {
+  /** The new attempt, now the run's (every later write carries it). */
+  attempt: number;
+  /** The run's latest checkpoint (null when no step of it ended). */
+  checkpoint_id: string | null;
+  /** What the run was asked (`NewRun.request`; null when not kept). */
+  request: unknown;
+}
+
+/** What a sweep did: the runs it resumed here, and those out of attempts. */
+export interface Claimed {
+  /** Runs this replica now owns as a new attempt. */
+  resumed: ClaimedRun[];
+  /** Runs that ran out of attempts: now `failed` (`attempts_exhausted`). */
+  failed: LostRun[];
 }
 
 /** Durable storage of sessions, messages, runs and checkpoints. */
@@ -284,14 +313,21 @@ export interface Store {
    * The end boundary of a run, one transaction: writes `last` (its last step, as `commitStep`)
    * whatever the run's status, then moves a running run to its outcome (compare-and-set on
    * `running`). Returns the updated run, or the unchanged run when it was no longer running
-   * (cancelled or swept meanwhile). When `last` cannot be written nothing is.
+   * (cancelled or swept meanwhile). When `last` cannot be written nothing is. With `attempt`
+   * it is fenced (see `StepCommit.attempt`): `RunFenced` once another attempt owns the run.
    */
-  finishRun(runId: string, outcome: RunOutcome, last?: StepCommit | null): Promise<Run>;
+  finishRun(
+    runId: string,
+    outcome: RunOutcome,
+    last?: StepCommit | null,
+    attempt?: number,
+  ): Promise<Run>;
   /**
    * Keeps what the model reported on a run (usage, finish reasons, warnings) on its record,
-   * whatever its status; written once, as the run ends, before its outcome.
+   * whatever its status; written once, as the run ends, before its outcome. With `attempt`, only
+   * while that attempt owns the run (a paused replica never overwrites a later attempt's).
    */
-  saveModelReport(runId: string, report: ModelReport): Promise<void>;
+  saveModelReport(runId: string, report: ModelReport, attempt?: number): Promise<void>;
   /**
    * Cancels a running run of the tenant (no change when terminal). Returns the run after the
    * call, or null when the tenant has no such run.
@@ -310,13 +346,29 @@ export interface Store {
   ): Promise<() => Promise<void>>;
   /** Statuses of the given runs (any tenant), for the owner's cancellation watch. */
   runStatuses(runIds: string[]): Promise<Map<string, RunStatus>>;
-  /** Refreshes the heartbeat of the runs this owner executes. */
-  heartbeat(owner: string, runIds: string[]): Promise<void>;
   /**
-   * Marks `interrupted` every running run whose heartbeat is older than `now - leaseMs` and
-   * returns them; the error says the replica was lost.
+   * Refreshes the heartbeat of the runs this owner executes, each for its attempt. Returns the
+   * ids of those another attempt owns now (fenced: the caller stops them).
    */
-  sweepLostRuns(now: number, leaseMs: number): Promise<LostRun[]>;
+  heartbeat(owner: string, runs: { run_id: string; attempt: number }[]): Promise<string[]>;
+  /**
+   * Takes over running runs whose heartbeat is older than `now - leaseMs`: up to `limit` of those
+   * with fewer than `maxAttempts` attempts become `owner`'s as their next attempt (`resumed`);
+   * those with `maxAttempts` are marked `failed` (`attempts_exhausted`). Concurrent sweepers
+   * never claim one run twice.
+   */
+  claimLostRuns(
+    owner: string,
+    now: number,
+    leaseMs: number,
+    maxAttempts: number,
+    limit: number,
+  ): Promise<Claimed>;
+  /**
+   * Hands a run back for immediate pick-up (shutdown): its heartbeat is cleared, so the next
+   * sweep of any replica claims it. Fenced by `attempt`; false when the attempt no longer owns it.
+   */
+  releaseRun(runId: string, attempt: number): Promise<boolean>;
 
   // Checkpoints (records with the conversation of their moment)
   /** One checkpoint of the session, or null. */
@@ -365,7 +417,7 @@ export type ChainMethods = Pick<Store, "runChain" | "listChains">;
  */
 export type LeaseMethods = Pick<
   Store,
-  "watchCancellations" | "runStatuses" | "heartbeat" | "sweepLostRuns"
+  "watchCancellations" | "runStatuses" | "heartbeat" | "claimLostRuns" | "releaseRun"
 >;
 
 /** The checkpoint methods of a `Store`. */

@@ -287,6 +287,7 @@ export function createJavaScriptTool(
     description: spec.description,
     parameters: spec.parameters,
     requires_approval: spec.requires_approval,
+    idempotent: spec.idempotent,
     async call(args: Record<string, unknown>, ctx: ToolCallContext): Promise<ToolOutcome> {
       if (ctx.signal.aborted) return toolError("cancelled before the tool started");
       try {

@@ -262,6 +262,7 @@ export function createPythonTool(spec: ToolSpec, options: PythonToolOptions = {}
     description: spec.description,
     parameters: spec.parameters,
     requires_approval: spec.requires_approval,
+    idempotent: spec.idempotent,
     async call(args: Record<string, unknown>, ctx: ToolCallContext): Promise<ToolOutcome> {
       if (ctx.signal.aborted) return toolError("cancelled before the tool started");
       try {

@@ -46,6 +46,11 @@ export interface Tool {
   readonly parameters: Record<string, unknown>;
   /** A human must approve each call before it runs. */
   readonly requires_approval: boolean;
+  /**
+   * Safe to run twice: a call in flight when its replica was lost is run again when the run
+   * resumes (manifest `idempotent`, MCP `idempotentHint`); absent means no.
+   */
+  readonly idempotent?: boolean;
   /** Runs one call; a failure is an outcome with `is_error`, never a throw. */
   call(args: Record<string, unknown>, ctx: ToolCallContext): Promise<ToolOutcome>;
   /** Starts what calls need ahead of them (sandbox processes); resolves when it is ready. */

@@ -8,6 +8,7 @@ export function wrapTool(tool: Tool, call: Tool["call"]): Tool {
     description: tool.description,
     parameters: tool.parameters,
     requires_approval: tool.requires_approval,
+    idempotent: tool.idempotent,
     call,
   };
 }

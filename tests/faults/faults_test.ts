@@ -7,7 +7,8 @@
  * - no run is left `running`;
  * - every client that got a `run_finished` event got what the store records;
  * - runs completed before the faults are unchanged;
- * - a run on a live replica is never `replica_lost` (only the killed replica's runs are).
+ * - a run on a live replica is never `replica_lost`; a killed replica's runs are resumed by the
+ *   other replica as a new attempt and complete.
  *
  * Along the way it checks what clients see during a store outage (503001 with `Retry-After`,
  * within the store timeout, never a 500) and how fast things recover (`/readyz`, the LISTEN
@@ -324,7 +325,7 @@ slowTest({
     await invariants(completed);
   });
 
-  await fault("replica a killed mid-run, then restarted", async () => {
+  await fault("replica a killed mid-run: B resumes its runs; A restarts", async () => {
     await detached(A(), slowRun("r8", 100, 100));
     const r8 = await reattach(B(), "r8");
     const r9 = await attached(A(), slowRun("r9", 100, 100));
@@ -334,10 +335,11 @@ slowTest({
     await replicas.a.stop();
     const records = await invariants(completed);
     for (const id of ["r8", "r9"]) {
-      assert.equal(records.get(id)?.status, "interrupted");
-      assert.equal((records.get(id)?.error as { code: string }).code, "replica_lost");
+      assert.equal(records.get(id)?.status, "completed", "resumed on B, not interrupted");
+      assert.equal(records.get(id)?.attempt, 2);
     }
-    assert.equal(r8.final?.status, "interrupted", "the re-attached client hears of the loss");
+    assert.equal(r8.final?.status, "completed", "the re-attached client sees the run go on");
+    assert.ok(r8.events.some((e) => e.kind === "run_resumed"), "with the resume said");
     replicas.a = await startServerProcess({ manifest: manifest("a", 30_000), name: "replica a" });
     const r10 = await attached(A(), slowRun("r10", 3, 1));
     await r10.ended;

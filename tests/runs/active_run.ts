@@ -11,6 +11,7 @@ export function activeRun(extra: Partial<ActiveRun> = {}): ActiveRun {
     tenant: "t1",
     run_id: uniqueName("run"),
     session_id: "s1",
+    attempt: 1,
     controller: new AbortController(),
     done: Promise.resolve(),
     seq: 0,

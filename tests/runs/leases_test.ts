@@ -1,9 +1,10 @@
 /**
  * Leases (runs/leases.ts) on a real SQLite store: this replica's heartbeats keep its runs while a
- * run whose replica stopped heartbeating is swept — recorded `interrupted` (`replica_lost`) and its
- * end delivered to its stream and to the followers of the chain it continued — and a cancellation
- * recorded in the store reaches the run that executes here. Two real replicas and a killed one
- * are in replicas_test.ts.
+ * run whose replica stopped heartbeating is claimed as its next attempt — or, out of attempts,
+ * recorded `failed` (`replica_lost`) and its end delivered to its stream and to the followers of
+ * the chain it continued — a run another attempt took over is reported fenced, and a
+ * cancellation recorded in the store reaches the run that executes here. Two real replicas and a
+ * killed one are in replicas_test.ts.
  */
 import assert from "node:assert/strict";
 import { createLogger } from "../../src/log.ts";
@@ -12,7 +13,7 @@ import { chainChannel } from "../../src/runs/chains.ts";
 import { Delivery } from "../../src/runs/delivery.ts";
 import { Leases } from "../../src/runs/leases.ts";
 import { decodeRunMessage, runChannel } from "../../src/runs/stream.ts";
-import type { Store } from "../../src/store/mod.ts";
+import type { ClaimedRun, Store } from "../../src/store/mod.ts";
 import { eventually, openTestStore, type TestStore, uniqueName } from "../_kit/mod.ts";
 
 const replica = {
@@ -36,11 +37,16 @@ async function runOf(store: Store, owner: string, link?: string): Promise<string
   return run_id;
 }
 
-/** Leases of replica `me` executing `running`, over `fx`'s store; `aborted` lists aborts. */
-function leasesOf(fx: TestStore, running: string[]) {
+/**
+ * Leases of replica `me` executing `running` (attempt 1 each), over `fx`'s store, giving runs
+ * `maxAttempts`; `aborted`, `fenced` and `resumed` list what they did.
+ */
+function leasesOf(fx: TestStore, running: string[], maxAttempts = 1) {
   const pubsub = createMemoryPubSub({ capacity: 64, prefix: uniqueName("leases") });
   const log = createLogger("error", {}, () => {});
   const aborted: string[] = [];
+  const fenced: string[] = [];
+  const resumed: ClaimedRun[] = [];
   const leases = new Leases({
     store: fx.store,
     pubsub,
@@ -49,13 +55,17 @@ function leasesOf(fx: TestStore, running: string[]) {
     replica,
     clock: fx.clock,
     log,
-    running: () => running,
+    maxAttempts,
+    running: () => running.map((run_id) => ({ run_id, attempt: 1 })),
     abort: (runId) => aborted.push(runId),
+    fenced: (runId) => fenced.push(runId),
+    accepting: () => true,
+    resume: (run) => resumed.push(run),
   });
-  return { leases, pubsub, aborted };
+  return { leases, pubsub, aborted, fenced, resumed };
 }
 
-Deno.test("leases: a lost replica's run is swept and its end delivered; ours are kept", async () => {
+Deno.test("leases: a lost run out of attempts fails and its end is delivered; ours are kept", async () => {
   await using fx = await openTestStore("sqlite");
   const ours = await runOf(fx.store, "me");
   const lost = await runOf(fx.store, "gone");
@@ -65,10 +75,10 @@ Deno.test("leases: a lost replica's run is swept and its end delivered; ours are
   try {
     const run = await eventually(async () => {
       const run = await fx.store.getRun("t1", lost);
-      return run?.status === "interrupted" && run;
+      return run?.status === "failed" && run;
     }, { timeout: 10_000, what: "the lost run to be swept" });
     assert.equal(run.error?.code, "replica_lost");
-    assert.match(run.error!.message, /\(owner gone\)/);
+    assert.match(run.error!.message, /last owner gone\)/);
     const [end] = decodeRunMessage((await sub[Symbol.asyncIterator]().next()).value);
     assert.equal(end.seq, null, "nothing was kept of it here: its end goes out live");
     assert.equal(end.event.kind, "run_finished");
@@ -115,6 +125,43 @@ Deno.test("leases: a cancellation recorded in the store aborts the run here", as
   try {
     await fx.store.cancelRun("t1", ours);
     await eventually(() => aborted.includes(ours), { what: "the abort" });
+  } finally {
+    await leases.close();
+    await pubsub.close();
+  }
+});
+
+Deno.test("leases: a lost run is claimed as its next attempt, and its old attempt is fenced", async () => {
+  await using fx = await openTestStore("sqlite");
+  const lost = await runOf(fx.store, "gone");
+  // "me" still believes it executes attempt 1 of the run.
+  const { leases, pubsub, resumed, fenced } = leasesOf(fx, [lost], 3);
+  // Another replica's sweep, a lease later, claims it first.
+  const claimed = await fx.store.claimLostRuns("other", fx.clock.now() + 1_000, 300, 3, 10);
+  assert.deepEqual(claimed.resumed.map((r) => [r.run_id, r.attempt, r.owner]), [
+    [lost, 2, "gone"],
+  ]);
+  await leases.open();
+  try {
+    await eventually(() => fenced.includes(lost), { what: "the old attempt to be fenced" });
+    assert.deepEqual(resumed, [], "the run is another replica's now");
+    const run = await fx.store.getRun("t1", lost);
+    assert.equal(run?.status, "running");
+    assert.equal(run?.attempt, 2);
+  } finally {
+    await leases.close();
+    await pubsub.close();
+  }
+});
+
+Deno.test("leases: SQLite resumes the runs left running when it opens", async () => {
+  await using fx = await openTestStore("sqlite");
+  const left = await runOf(fx.store, "before-restart");
+  fx.clock.advance(1_000);
+  const { leases, pubsub, resumed } = leasesOf(fx, [], 3);
+  await leases.open();
+  try {
+    assert.deepEqual(resumed.map((r) => [r.run_id, r.attempt]), [[left, 2]]);
   } finally {
     await leases.close();
     await pubsub.close();

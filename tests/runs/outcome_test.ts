@@ -35,11 +35,6 @@ Deno.test("outcomeOf: the engine's end, a shutdown, a missing or bad end", () =>
     error: null,
   });
   assert.deepEqual(outcomeOf("cancelled", finished("cancelled")).status, "cancelled");
-  // A shutdown interrupts whatever the engine said, keeping the last checkpoint.
-  const shutdown = outcomeOf("shutdown", finished("cancelled"));
-  assert.equal(shutdown.status, "interrupted");
-  assert.equal(shutdown.error?.code, "shutdown");
-  assert.deepEqual(shutdown.interrupt_payload, { reason: "shutdown" });
   assert.deepEqual(outcomeOf(undefined, undefined), {
     status: "failed",
     error: { code: "internal_error", message: "the run ended unexpectedly" },

@@ -299,7 +299,7 @@ Deno.test("a slow re-attach subscriber is dropped without slowing the run", asyn
   assert.ok(events.length < 1000);
 });
 
-Deno.test("graceful shutdown: not ready, refuses runs, interrupts what outlives the grace", async () => {
+Deno.test("graceful shutdown: not ready, refuses runs, hands over what outlives the grace", async () => {
   await using t = await startTestServer();
   const { run_id } = await (await t.fetch("/v1/runs/start", {
     method: "POST",
@@ -318,11 +318,25 @@ Deno.test("graceful shutdown: not ready, refuses runs, interrupts what outlives 
   );
   await stopping;
   const path = t.config.manifest.runtime.storage.path!;
-  await using fx = await openTestStore("sqlite", { shared: { path } });
-  const run = await fx.store.getRun("default", run_id);
-  assert.equal(run?.status, "interrupted");
-  assert.equal(run?.error?.code, "shutdown");
-  assert.deepEqual(run?.interrupt_payload, { reason: "shutdown" });
-  const cp = await fx.store.latestCheckpoint("default", "drain");
-  assert.ok(cp, "its state was checkpointed");
+  {
+    await using fx = await openTestStore("sqlite", { shared: { path } });
+    const run = await fx.store.getRun("default", run_id);
+    assert.equal(run?.status, "running", "handed over, not interrupted");
+    assert.equal(run?.attempt, 1);
+    const messages = await fx.store.allMessages("default", "drain");
+    assert.deepEqual(messages.map((m) => m.role), ["user"], "the lost step wrote nothing");
+  }
+  // SQLite is one process: the next start resumes it as attempt 2, which completes it.
+  await using again = await startTestServer({ shared: { path } });
+  const done = await eventually(async () => {
+    const res = await again.fetch(`/v1/runs/${run_id}`);
+    const run = await res.json();
+    return run.status !== "running" && run;
+  }, { timeout: 15_000, what: "the resumed run to end" });
+  assert.equal(done.status, "completed");
+  assert.equal(done.attempt, 2);
+  const res = await again.fetch("/v1/sessions/drain/messages");
+  const { items } = await res.json();
+  assert.deepEqual(items.map((m: { role: string }) => m.role), ["user", "assistant"]);
+  assert.equal(items[1].content[0].value, "a b c d e f g h i j k l m n o p");
 });

@@ -42,12 +42,24 @@ export const ReplicaSchema = z.object({
   id: z.string().min(1).max(128).optional(),
   /** Milliseconds between heartbeats of the runs a replica owns. */
   heartbeat_interval: z.number().int().positive().default(2_000),
-  /** Milliseconds without heartbeat after which another replica interrupts a run. */
+  /** Milliseconds without heartbeat after which another replica resumes a run. */
   lease: z.number().int().positive().default(15_000),
   /** Milliseconds between polls of the database for cancellations and lost runs. */
   poll_interval: z.number().int().positive().default(500),
-  /** Milliseconds running runs get to finish on SIGTERM/SIGINT before they are interrupted. */
+  /**
+   * Milliseconds running runs get to finish on SIGTERM/SIGINT before they are handed over to
+   * another replica (resumed from their last checkpoint).
+   */
   shutdown_grace: z.number().int().min(0).default(10_000),
+}).strict();
+
+/** How runs outlive the replica that started them (docs/deploy.md#durable-runs). */
+export const RunsSchema = z.object({
+  /**
+   * Attempts a run gets: a run whose replica is lost (or hands it over at shutdown) is resumed
+   * from its last checkpoint as the next attempt, until this many; then it fails.
+   */
+  max_attempts: z.number().int().min(1).max(100).default(3),
 }).strict();
 
 /** How an attached run stream treats a client that reads slower than the run produces. */
@@ -83,6 +95,7 @@ export const RuntimeSchema = z.object({
   storage: StorageSchema.prefault({}),
   pubsub: PubSubSchema.prefault({}),
   replica: ReplicaSchema.prefault({}),
+  runs: RunsSchema.prefault({}),
   attached: AttachedSchema.prefault({}),
   tools: ToolsRuntimeSchema.prefault({}),
   log_level: z.enum(["debug", "info", "warn", "error"]).default("info"),

@@ -42,6 +42,11 @@ export const ToolSchema = z.object({
   /** Per-call timeout in milliseconds. */
   timeout: z.number().int().positive().default(30_000),
   requires_approval: z.boolean().default(false),
+  /**
+   * Safe to run twice: a call in flight when its replica was lost is run again by the attempt
+   * that resumes the run; otherwise it gets an error result (docs/tools.md#lost-replicas).
+   */
+  idempotent: z.boolean().default(false),
   permissions: ToolPermissionsSchema.prefault({}),
   limits: ToolLimitsSchema.prefault({}),
   /**

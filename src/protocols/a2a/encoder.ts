@@ -2,7 +2,8 @@
  * The A2A stream encoder: a pure mapper from internal run events to A2A `StreamResponse` objects
  * (each frame holds exactly one of `task`, `statusUpdate`, `artifactUpdate`):
  *
- * - `run_started` → statusUpdate WORKING;
+ * - `run_started` → statusUpdate WORKING; `run_resumed` (a new attempt after a lost replica) →
+ *   statusUpdate WORKING again, the lost attempt's held-back text dropped;
  * - each assistant text message → artifactUpdate chunks of the artifact whose id is the message id
  *   (`append` false on its first chunk, `lastChunk` true on its last; the encoder holds one delta
  *   back so the last chunk carries text rather than being an empty marker);
@@ -71,6 +72,14 @@ export class A2aEncoder {
   encode(event: RunEvent): StreamResponse[] {
     switch (event.kind) {
       case "run_started":
+        return [this.#status({
+          state: "TASK_STATE_WORKING",
+          timestamp: isoOf(event.timestamp),
+        })];
+      case "run_resumed":
+        // What the lost attempt streamed after its checkpoint is abandoned: a held-back delta of
+        // it never goes out; the new attempt's answer is a new artifact (a new message id).
+        this.#held = null;
         return [this.#status({
           state: "TASK_STATE_WORKING",
           timestamp: isoOf(event.timestamp),

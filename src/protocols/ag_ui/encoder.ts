@@ -78,6 +78,26 @@ export class AgUiEncoder {
           // The version this encoder speaks, so a newer client knows what it is reading.
           protocolVersion: PROTOCOL_VERSION,
         }];
+      case "run_resumed": {
+        // The lost attempt's open message, calls and steps are abandoned (closed here); the
+        // MESSAGES_SNAPSHOT that follows is the conversation at the checkpoint, without them.
+        this.#threadId ??= event.session_id;
+        this.#runId ??= this.#clientRunId ?? event.run_id;
+        const opener: AgUiEvent[] = this.#started ? [] : [{
+          type: EventType.RUN_STARTED,
+          timestamp,
+          threadId: event.session_id,
+          runId: this.#runId,
+          protocolVersion: PROTOCOL_VERSION,
+        }];
+        this.#started = true;
+        return [...opener, ...this.#closeAll(timestamp), {
+          type: EventType.CUSTOM,
+          timestamp,
+          name: "run_resumed",
+          value: { attempt: event.attempt },
+        }];
+      }
       case "messages_snapshot":
         return this.#inRun([{
           type: EventType.MESSAGES_SNAPSHOT,

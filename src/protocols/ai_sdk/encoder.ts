@@ -78,6 +78,17 @@ export class AiSdkEncoder {
   encode(event: RunEvent): UIMessageChunk[] {
     if (this.#ended) return [];
     if (event.kind === "run_started") return this.#start(event.session_id, event.run_id);
+    if (event.kind === "run_resumed") {
+      // Another attempt goes on from the last checkpoint: the lost attempt's open text and step
+      // end here and its unfinished calls are forgotten; a data part says so.
+      const opener = this.#start(event.session_id, event.run_id);
+      this.#calls.clear();
+      return [...opener, ...this.#closeText(), ...this.#closeStep(), {
+        type: "data-run_resumed",
+        id: "run_resumed",
+        data: { attempt: event.attempt },
+      }];
+    }
     if (event.kind === "run_finished") return this.#finish(event);
     // A stream must open with `start`; the engine always begins with `run_started`.
     if (!this.#started) return [];

@@ -8,6 +8,7 @@ import { dropHeartbeatIndex } from "./0003_drop_heartbeat_index.ts";
 import { runLinks } from "./0004_run_links.ts";
 import { durableRunCommits } from "./0005_durable_run_commits.ts";
 import { runModelReport } from "./0006_run_model_report.ts";
+import { runAttempts } from "./0007_run_attempts.ts";
 import type { Migration } from "./types.ts";
 
 export type { Conversion, Migration, MigrationQuery } from "./types.ts";
@@ -20,6 +21,7 @@ export const migrations: readonly Migration[] = [
   runLinks,
   durableRunCommits,
   runModelReport,
+  runAttempts,
 ];
 
 /** The bookkeeping table both dialects create before applying anything. */

@@ -5,7 +5,7 @@
  */
 import postgres from "postgres";
 import type { Message } from "../../api/schemas.ts";
-import { ConversationChanged, storeErrors } from "../errors.ts";
+import { ConversationChanged, RunFenced, storeErrors } from "../errors.ts";
 import { messageValues } from "../records.ts";
 import type { StepCommit } from "../types.ts";
 
@@ -38,7 +38,7 @@ function uniqueViolation(error: unknown, constraint: string): boolean {
  */
 export function mapWriteError(
   error: unknown,
-  ids: { session: string; run?: string; checkpoint?: string },
+  ids: { session: string; run?: string; checkpoint?: string; attempt?: number },
 ) {
   if (error instanceof postgres.PostgresError) {
     if (error.code === "P0001") {
@@ -55,6 +55,8 @@ export function mapWriteError(
           return storeErrors.checkpointNotFound(ids.checkpoint ?? "");
         case "message_exists":
           return storeErrors.messageExists(error.detail ?? "");
+        case "run_fenced":
+          return new RunFenced(ids.run ?? "", ids.attempt ?? 0);
       }
     }
     if (uniqueViolation(error, "messages_current_id")) {

@@ -1,7 +1,7 @@
 /**
- * The PostgreSQL store's leases on running runs: the owner's heartbeats, the sweep of runs whose
- * owner stopped heartbeating, the statuses the owner polls, and the LISTEN that tells it of a
- * cancel at once (`cancelRun` notifies).
+ * The PostgreSQL store's leases on running runs: the owner's heartbeats (per attempt), the claim
+ * of runs whose owner stopped heartbeating, their release at shutdown, the statuses the owner
+ * polls, and the LISTEN that tells it of a cancel at once (`cancelRun` notifies).
  */
 import type postgres from "postgres";
 import type { RunStatus } from "../../api/schemas.ts";
@@ -56,26 +56,63 @@ export function postgresLeases(
       return statuses;
     },
 
-    async heartbeat(owner, runIds) {
-      if (runIds.length === 0) return;
-      await sql`UPDATE runs SET owner = ${owner}, heartbeat_at = ${clock.now()}
-        WHERE status = 'running' AND run_id = ANY(${runIds}::text[])`;
+    async heartbeat(owner, runs) {
+      if (runs.length === 0) return [];
+      const ids = runs.map((r) => r.run_id);
+      const attempts = runs.map((r) => r.attempt);
+      // One statement: refresh what each attempt still owns, report what another attempt owns.
+      const rows = await sql`WITH mine AS (
+          SELECT * FROM unnest(${ids}::text[], ${attempts}::int[]) AS m(run_id, attempt)),
+        beat AS (UPDATE runs r SET owner = ${owner}, heartbeat_at = ${clock.now()} FROM mine
+          WHERE r.run_id = mine.run_id AND r.attempt = mine.attempt AND r.status = 'running')
+        SELECT r.run_id FROM runs r JOIN mine ON r.run_id = mine.run_id
+        WHERE r.attempt <> mine.attempt`;
+      return rows.map((r) => r.run_id as string);
     },
 
-    async sweepLostRuns(now, leaseMs) {
-      // One UPDATE: a concurrent sweeper blocks on the row lock, then re-checks `status` on the
-      // committed row and skips it, so each lost run is reported once.
-      const rows = await sql`UPDATE runs SET status = 'interrupted', updated_at = ${clock.now()},
+    async claimLostRuns(owner, now, leaseMs, maxAttempts, limit) {
+      const at = clock.now();
+      const cut = now - leaseMs;
+      // A concurrent sweeper blocks on the row lock, then re-checks `status` on the committed
+      // row and skips it, so each run out of attempts is reported once.
+      const failed = await sql`UPDATE runs SET status = 'failed', updated_at = ${at},
           error = jsonb_build_object('code', 'replica_lost',
             'message', ${replicaLostMessagePrefix()}::text || owner || ')')
-        WHERE status = 'running' AND heartbeat_at < ${now - leaseMs}
+        WHERE status = 'running' AND heartbeat_at < ${cut} AND attempt >= ${maxAttempts}
         RETURNING tenant_id, run_id, session_id, owner`;
-      return rows.map((r) => ({
-        tenant_id: r.tenant_id,
-        run_id: r.run_id,
-        session_id: r.session_id,
-        owner: r.owner,
-      }));
+      // SKIP LOCKED: of two sweepers each claims other runs, none waits for the other.
+      const resumed = limit <= 0 ? [] : await sql`WITH lost AS (
+          SELECT run_id, owner FROM runs WHERE status = 'running' AND heartbeat_at < ${cut}
+            AND attempt < ${maxAttempts} ORDER BY heartbeat_at, seq LIMIT ${limit}
+            FOR UPDATE SKIP LOCKED)
+        UPDATE runs r SET attempt = r.attempt + 1, owner = ${owner},
+          heartbeat_at = ${Math.max(now, at)},
+          updated_at = ${at} FROM lost WHERE r.run_id = lost.run_id
+        RETURNING r.tenant_id, r.run_id, r.session_id, r.attempt, r.checkpoint_id, r.request,
+          lost.owner AS lost_owner`;
+      return {
+        failed: failed.map((r) => ({
+          tenant_id: r.tenant_id,
+          run_id: r.run_id,
+          session_id: r.session_id,
+          owner: r.owner,
+        })),
+        resumed: resumed.map((r) => ({
+          tenant_id: r.tenant_id,
+          run_id: r.run_id,
+          session_id: r.session_id,
+          owner: r.lost_owner,
+          attempt: Number(r.attempt),
+          checkpoint_id: r.checkpoint_id,
+          request: r.request ?? null,
+        })),
+      };
+    },
+
+    async releaseRun(runId, attempt) {
+      const rows = await sql`UPDATE runs SET heartbeat_at = 0 WHERE run_id = ${runId}
+        AND attempt = ${attempt} AND status = 'running' RETURNING run_id`;
+      return rows.length > 0;
     },
   };
 }

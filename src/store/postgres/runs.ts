@@ -23,7 +23,8 @@ export function postgresRuns(sql: postgres.Sql, clock: Clock, channel: string): 
     async createRun(tenant, run) {
       try {
         const now = clock.now();
-        const start = sql`SELECT * FROM agentd_start_run(${tenant}, ${run.session_id},
+        const start = sql`SELECT * FROM agentd_start_run_with_request(
+          ${jsonText(run.request)}::text::jsonb, ${tenant}, ${run.session_id},
           ${run.run_id}, ${run.parent_checkpoint_id}, ${run.owner}, ${now},
           ${run.create_session ?? false}, ${run.expect_clock ?? null}, ${
           run.fork_checkpoint_id ?? null
@@ -113,36 +114,43 @@ export function postgresRuns(sql: postgres.Sql, clock: Clock, channel: string): 
     async commitStep(step) {
       const [tenant, session, messages, checkpoint, parent, state] = stepParams(step);
       try {
-        await sql`SELECT agentd_commit_step(${tenant}, ${session}, ${step.run_id},
+        await sql`SELECT agentd_commit_run_step(${step.attempt ?? null}::integer, ${tenant},
+          ${session}, ${step.run_id},
           ${clock.now()}, ${messages}::text::jsonb, ${checkpoint}, ${parent},
           ${state}::text::jsonb)`;
       } catch (error) {
-        throw mapWriteError(error, { session: step.session_id, run: step.run_id });
+        throw mapWriteError(error, {
+          session: step.session_id,
+          run: step.run_id,
+          attempt: step.attempt,
+        });
       }
     },
 
-    async finishRun(runId, outcome, last) {
+    async finishRun(runId, outcome, last, attempt) {
       const [tenant, session, messages, checkpoint, parent, state] = last
         ? stepParams(last)
         : [null, null, null, null, null, null];
       let row: DriverRow | undefined;
       try {
-        [row] = await sql`SELECT * FROM agentd_finish_run(${runId}, ${clock.now()},
+        [row] = await sql`SELECT * FROM agentd_finish_run_fenced(${attempt ?? null}::integer,
+          ${runId}, ${clock.now()},
           ${outcome.status}, ${jsonText(outcome.result)}::text::jsonb,
           ${jsonText(outcome.interrupt_payload)}::text::jsonb,
           ${jsonText(outcome.error)}::text::jsonb,
           ${tenant}, ${session}, ${messages}::text::jsonb, ${checkpoint}, ${parent},
           ${state}::text::jsonb)`;
       } catch (error) {
-        throw mapWriteError(error, { session: last?.session_id ?? "", run: runId });
+        throw mapWriteError(error, { session: last?.session_id ?? "", run: runId, attempt });
       }
       if (!row) throw storeErrors.runNotFound(runId);
       return toRun(decode.run(row));
     },
 
-    async saveModelReport(runId, report) {
+    async saveModelReport(runId, report, attempt) {
       await sql`UPDATE runs SET model_report = ${jsonText(report)}::text::jsonb
-        WHERE run_id = ${runId}`;
+        WHERE run_id = ${runId}
+          AND (${attempt ?? null}::integer IS NULL OR attempt = ${attempt ?? null}::integer)`;
     },
 
     async cancelRun(tenant, runId) {

@@ -1,7 +1,7 @@
 /**
- * The SQLite store's leases on running runs: the owner's heartbeats, the sweep of runs whose
- * owner stopped heartbeating, and the statuses the owner polls for cancellations (SQLite cannot
- * push them).
+ * The SQLite store's leases on running runs: the owner's heartbeats (per attempt), the claim of
+ * runs whose owner stopped heartbeating, their release at shutdown, and the statuses the owner
+ * polls for cancellations (SQLite cannot push them).
  */
 import type { RunStatus } from "../../api/schemas.ts";
 import type { Clock } from "../../clock.ts";
@@ -33,41 +33,96 @@ export function sqliteLeases(conn: Connection, commits: GroupCommit, clock: Cloc
       });
     },
 
-    heartbeat(owner, runIds) {
+    heartbeat(owner, runs) {
       return attempt(() => {
-        if (runIds.length === 0) return;
+        if (runs.length === 0) return [];
+        const list = JSON.stringify(runs.map((r) => [r.run_id, r.attempt]));
         conn.run(
-          `UPDATE runs SET owner = ?, heartbeat_at = ?
-           WHERE status = 'running' AND run_id IN (SELECT value FROM json_each(?))`,
+          `UPDATE runs SET owner = ?, heartbeat_at = ? WHERE status = 'running' AND EXISTS
+           (SELECT 1 FROM json_each(?) j WHERE j.value ->> 0 = runs.run_id
+             AND j.value ->> 1 = runs.attempt)`,
           owner,
           clock.now(),
-          JSON.stringify(runIds),
+          list,
         );
+        return conn.all(
+          `SELECT r.run_id FROM runs r JOIN json_each(?) j ON j.value ->> 0 = r.run_id
+           WHERE r.attempt <> j.value ->> 1`,
+          list,
+        ).map((r) => r.run_id as string);
       });
     },
 
-    sweepLostRuns(now, leaseMs) {
+    claimLostRuns(owner, now, leaseMs, maxAttempts, limit) {
       return commits.durable(() => {
-        // One UPDATE ... RETURNING under the write lock: a run moves out of `running` exactly
-        // once, so of two sweepers (threads or processes) only one reports it.
-        const rows = commits.write(() =>
+        // Under the write lock: a run is claimed (or failed) by one sweeper only.
+        const now2 = clock.now();
+        const cut = now - leaseMs;
+        const failed = commits.write(() =>
           conn.all(
-            `UPDATE runs SET status = 'interrupted', updated_at = ?,
+            `UPDATE runs SET status = 'failed', updated_at = ?,
              error = json_object('code', 'replica_lost', 'message', ? || owner || ')')
-             WHERE status = 'running' AND heartbeat_at < ?
+             WHERE status = 'running' AND heartbeat_at < ? AND attempt >= ?
              RETURNING tenant_id, run_id, session_id, owner`,
-            clock.now(),
+            now2,
             replicaLostMessagePrefix(),
-            now - leaseMs,
+            cut,
+            maxAttempts,
           )
         );
-        return rows.map((r) => ({
-          tenant_id: r.tenant_id as string,
-          run_id: r.run_id as string,
-          session_id: r.session_id as string,
-          owner: r.owner as string,
-        }));
+        const resumed = limit <= 0 ? [] : commits.write(() => {
+          const lost = conn.all(
+            `SELECT run_id, owner FROM runs WHERE status = 'running' AND heartbeat_at < ?
+             AND attempt < ? ORDER BY heartbeat_at, seq LIMIT ?`,
+            cut,
+            maxAttempts,
+            limit,
+          );
+          return lost.map((l) => ({
+            lost_owner: l.owner as string,
+            row: conn.get(
+              `UPDATE runs SET attempt = attempt + 1, owner = ?, heartbeat_at = ?, updated_at = ?
+               WHERE run_id = ? RETURNING tenant_id, run_id, session_id, attempt, checkpoint_id,
+               request`,
+              owner,
+              // The sweep's own time: never claimable again by a sweep of the same moment.
+              Math.max(now, now2),
+              now2,
+              l.run_id,
+            )!,
+          }));
+        });
+        return {
+          failed: failed.map((r) => ({
+            tenant_id: r.tenant_id as string,
+            run_id: r.run_id as string,
+            session_id: r.session_id as string,
+            owner: r.owner as string,
+          })),
+          resumed: resumed.map(({ lost_owner, row }) => ({
+            tenant_id: row.tenant_id as string,
+            run_id: row.run_id as string,
+            session_id: row.session_id as string,
+            owner: lost_owner,
+            attempt: Number(row.attempt),
+            checkpoint_id: row.checkpoint_id as string | null,
+            request: typeof row.request === "string" ? JSON.parse(row.request) : null,
+          })),
+        };
       });
+    },
+
+    releaseRun(runId, runAttempt) {
+      return commits.durable(() =>
+        commits.write(() =>
+          conn.get(
+            `UPDATE runs SET heartbeat_at = 0 WHERE run_id = ? AND attempt = ?
+             AND status = 'running' RETURNING run_id`,
+            runId,
+            runAttempt,
+          ) !== undefined
+        )
+      );
     },
   };
 }

@@ -7,7 +7,7 @@ import { rowDecoders } from "../rows.ts";
 
 /** The columns of a run record. */
 export const RUN_COLUMNS =
-  "seq, run_id, session_id, tenant_id, status, parent_checkpoint_id, checkpoint_id, result, " +
+  "seq, run_id, session_id, tenant_id, status, attempt, parent_checkpoint_id, checkpoint_id, result, " +
   "interrupt_payload, error, model_report, created_at, updated_at";
 /** The columns of a message record. */
 export const MESSAGE_COLUMNS =

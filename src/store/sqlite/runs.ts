@@ -7,7 +7,7 @@ import type { SQLInputValue } from "node:sqlite";
 import type { Message } from "../../api/schemas.ts";
 import type { Clock } from "../../clock.ts";
 import { pageWindow, toPage } from "../cursor.ts";
-import { ConversationChanged, storeErrors } from "../errors.ts";
+import { ConversationChanged, RunFenced, storeErrors } from "../errors.ts";
 import { toCheckpointHead, toRun } from "../records.ts";
 import { jsonText } from "../rows.ts";
 import type { RunMethods, StepCommit } from "../types.ts";
@@ -27,8 +27,21 @@ import { CHECKPOINT_COLUMNS, decode, RUN_COLUMNS } from "./rows.ts";
 /** The run methods of the SQLite store on `conn`. */
 export function sqliteRuns(conn: Connection, commits: GroupCommit, clock: Clock): RunMethods {
   /** The step's messages and checkpoint, inside a write transaction (see `commitStep`). */
+  /** Refuses a write of `runAttempt` once another attempt owns the run (or it ended). */
+  const fence = (runId: string, runAttempt: number | undefined): void => {
+    if (runAttempt === undefined) return;
+    const owns = conn.get(
+      `SELECT 1 AS found FROM runs WHERE run_id = ? AND attempt = ?
+       AND status IN ('running', 'cancelled')`,
+      runId,
+      runAttempt,
+    );
+    if (!owns) throw new RunFenced(runId, runAttempt);
+  };
+
   const writeStep = (step: StepCommit, now: number): void => {
     const { tenant_id: tenant, session_id: sessionId } = step;
+    fence(step.run_id, step.attempt);
     const at = advance(conn, tenant, sessionId, step.messages.length, now);
     if (at === null) throw storeErrors.sessionNotFound(sessionId);
     requireIdle(conn, tenant, sessionId, step.run_id);
@@ -83,8 +96,8 @@ export function sqliteRuns(conn: Connection, commits: GroupCommit, clock: Clock)
           try {
             inserted = conn.get(
               `INSERT INTO runs (run_id, tenant_id, session_id, status, parent_checkpoint_id, owner,
-               heartbeat_at, created_at, updated_at) VALUES (?, ?, ?, 'running', ?, ?, ?, ?, ?)
-               RETURNING ${RUN_COLUMNS}`,
+               heartbeat_at, created_at, updated_at, request)
+               VALUES (?, ?, ?, 'running', ?, ?, ?, ?, ?, ?) RETURNING ${RUN_COLUMNS}`,
               run.run_id,
               tenant,
               run.session_id,
@@ -93,6 +106,7 @@ export function sqliteRuns(conn: Connection, commits: GroupCommit, clock: Clock)
               now,
               now,
               now,
+              jsonText(run.request),
             )!;
           } catch (error) {
             if (String((error as Error).message).includes("UNIQUE constraint failed")) {
@@ -229,10 +243,11 @@ export function sqliteRuns(conn: Connection, commits: GroupCommit, clock: Clock)
       });
     },
 
-    finishRun(runId, outcome, last) {
+    finishRun(runId, outcome, last, runAttempt) {
       return commits.durable(() => {
         const now = clock.now();
         const row = commits.write(() => {
+          fence(runId, runAttempt);
           if (last) writeStep(last, now);
           return conn.get(
             `UPDATE runs SET status = ?, result = ?, interrupt_payload = ?, error = ?,
@@ -250,10 +265,16 @@ export function sqliteRuns(conn: Connection, commits: GroupCommit, clock: Clock)
       });
     },
 
-    saveModelReport(runId, report) {
+    saveModelReport(runId, report, runAttempt) {
       return commits.durable(() => {
         commits.write(() =>
-          conn.run("UPDATE runs SET model_report = ? WHERE run_id = ?", jsonText(report), runId)
+          conn.run(
+            "UPDATE runs SET model_report = ? WHERE run_id = ? AND (? IS NULL OR attempt = ?)",
+            jsonText(report),
+            runId,
+            runAttempt ?? null,
+            runAttempt ?? null,
+          )
         );
       });
     },

@@ -263,6 +263,7 @@ export class McpConnection {
         description: tool.description ?? tool.title ?? "",
         parameters: tool.inputSchema as Record<string, unknown>,
         requires_approval: false,
+        idempotent: tool.annotations?.idempotentHint === true,
         call: (args, ctx) => this.call(model, args, ctx),
       });
     }

@@ -175,6 +175,7 @@ const run = (over: Partial<Run> = {}): Run => ({
   session_id: "s1",
   tenant_id: "default",
   status: "completed",
+  attempt: 1,
   created_at: "2026-01-01T00:00:00.000Z",
   updated_at: "2026-01-01T00:00:01.000Z",
   parent_checkpoint_id: null,

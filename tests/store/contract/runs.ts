@@ -93,6 +93,7 @@ export async function runSteps(t: Deno.TestContext, c: Contract): Promise<void> 
       session_id: "s",
       tenant_id: tenant,
       status: "running",
+      attempt: 1,
       created_at: run.created_at,
       updated_at: run.created_at,
       parent_checkpoint_id: "cp-0",
