@@ -10,6 +10,7 @@ import { parseArgs } from "node:util";
 import denoConfig from "./deno.json" with { type: "json" };
 import { ConfigError } from "./src/config/errors.ts";
 import { loadConfig } from "./src/config/load.ts";
+import { locateMessages } from "./src/config/locate.ts";
 import { maskSecrets } from "./src/config/mask.ts";
 import type { Config } from "./src/config/schema.ts";
 
@@ -146,12 +147,18 @@ async function load(path: string): Promise<Config> {
     return await loadConfig(path);
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
-    // Read and syntax errors already start with the file name; content errors need it said once.
-    if (error.messages.every((m) => m.startsWith(`${path}:`))) {
-      throw new ReportedError(error.messages[0], error.messages.slice(1));
+    // Read and syntax errors already start with the file name: one of them is said as it is.
+    if (error.messages.length === 1 && error.messages[0].startsWith(`${path}:`)) {
+      throw new ReportedError(error.messages[0], []);
     }
-    throw new ReportedError(`${path} is not a valid manifest:`, error.messages);
+    throw new ReportedError(`${path} is not a valid manifest:`, await placed(path, error.messages));
   }
+}
+
+/** `messages` with the `file:line:col` of what each is about, where the manifest shows it. */
+async function placed(path: string, messages: readonly string[]): Promise<string[]> {
+  const text = await Deno.readTextFile(path).catch(() => undefined);
+  return text === undefined ? [...messages] : locateMessages(path, text, messages);
 }
 
 /** A configuration problem with its detail lines; exit code 2. */
@@ -167,7 +174,9 @@ async function check(parsed: Parsed): Promise<number> {
   const { checkRuntime } = await import("./src/server.ts");
   const { toolWarnings } = await import("./src/tools/mod.ts");
   const problems = await checkRuntime(config, Deno.env.toObject());
-  if (problems.length > 0) throw new ReportedError(`${path} cannot run:`, problems);
+  if (problems.length > 0) {
+    throw new ReportedError(`${path} cannot run:`, await placed(path, problems));
+  }
   // MCP servers are started, asked for their tools and stopped again.
   const { McpStartupError, startMcpServers } = await import("./src/tools/mcp/mod.ts");
   const mcp = await startMcpServers(config).catch((error) => {
@@ -220,9 +229,9 @@ async function serve(parsed: Parsed): Promise<number> {
     host: typeof host === "string" ? host : undefined,
     port,
     handleSignals: true,
-  }).catch((error) => {
+  }).catch(async (error) => {
     if (error instanceof StartupError) {
-      throw new ReportedError(`${path} cannot run:`, error.problems);
+      throw new ReportedError(`${path} cannot run:`, await placed(path, error.problems));
     }
     throw error;
   });

@@ -53,6 +53,8 @@ export function resolvePaths(
     else storage.path = resolve(fromEnv.has("runtime.storage.path") ? Deno.cwd() : baseDir, path);
   }
 
+  pubsubProblems(manifest.runtime.pubsub, errors);
+
   const tool = Object.fromEntries(
     Object.entries(manifest.tool).map(([name, t]) => [
       name,
@@ -79,4 +81,36 @@ export function resolvePaths(
     }),
   );
   return { ...manifest, tool, mcp_server, runtime: { ...manifest.runtime, storage } };
+}
+
+/**
+ * What `createPubSub` would refuse at `serve`, said by `check` too: `redis` needs a URL, of a
+ * scheme it speaks, and an Upstash REST URL a token.
+ */
+function pubsubProblems(pubsub: Manifest["runtime"]["pubsub"], errors: string[]): void {
+  if (pubsub.kind !== "redis") return;
+  const url = pubsub.url?.trim();
+  if (!url) {
+    errors.push(
+      `runtime.pubsub.url: required when kind = "redis" (redis://host:6379, rediss://host:6380, ` +
+        `or an Upstash REST https:// URL with a token; or AGENT__PUBSUB__URL)`,
+    );
+    return;
+  }
+  let scheme: string;
+  try {
+    scheme = new URL(url).protocol;
+  } catch {
+    errors.push(`runtime.pubsub.url: not a valid URL: ${JSON.stringify(maskUrl(url))}`);
+    return;
+  }
+  if (!["redis:", "rediss:", "https:", "http:"].includes(scheme)) {
+    errors.push(
+      `runtime.pubsub.url: unsupported scheme '${scheme}' (use redis://, rediss:// or https://)`,
+    );
+  } else if ((scheme === "https:" || scheme === "http:") && !pubsub.token) {
+    errors.push(
+      `runtime.pubsub.token: required with an Upstash REST url (https://); or AGENT__PUBSUB__TOKEN`,
+    );
+  }
 }

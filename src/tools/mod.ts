@@ -4,7 +4,8 @@
  * ahead of the call); both report through one outcome rule (`interpretReturn`) and never throw
  * from `call()`. Authoring guide and isolation table: docs/tools.md.
  */
-import { isAbsolute, resolve } from "node:path";
+import { missingExport } from "./exports.ts";
+import { isAbsolute, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Config } from "../config/schema.ts";
 import type { ToolConfig } from "../config/schema/tool.ts";
@@ -76,6 +77,12 @@ function modulePath(module: string, baseDir: string): { path: string } | { probl
   return { path: isAbsolute(module) ? module : resolve(baseDir, module) };
 }
 
+/** A module path as the manifest wrote it: relative to its folder (`./tools/add.ts`) when inside. */
+function asWritten(module: string, baseDir: string): string {
+  const rel = relative(baseDir, module);
+  return rel.startsWith("..") || isAbsolute(rel) ? module : `./${rel}`;
+}
+
 /**
  * Resolves and checks one manifest tool block: the module file exists, the function name is
  * usable, the permissions mean what they say (a python tool without the OS sandbox can only be
@@ -99,10 +106,12 @@ export function resolveToolSpec(
     try {
       stat = Deno.statSync(module);
     } catch { /* reported below */ }
+    // Said as the manifest has it: loading made the path absolute.
+    const shown = asWritten(module, baseDir);
     if (!stat) {
-      problems.push(`tool '${name}': module file not found: ${module} (module = "${tool.module}")`);
+      problems.push(`tool '${name}': module file not found: ${shown} (next to the manifest)`);
     } else if (!stat.isFile) {
-      problems.push(`tool '${name}': module is not a file: ${module} (module = "${tool.module}")`);
+      problems.push(`tool '${name}': module is not a file: ${shown}`);
     }
   }
 
@@ -145,6 +154,14 @@ export function resolveToolSpec(
     }
   }
   const spec = { ...tool, name, module, permissions };
+  if (problems.length === 0) {
+    // A misspelt function fails `check`, not the model's first call.
+    const missing = missingExport(tool.kind, Deno.readTextFileSync(module), tool.function);
+    if (missing) {
+      const fn = tool.function ?? "default";
+      problems.push(`tool '${name}': function "${fn}": ${missing} (${asWritten(module, baseDir)})`);
+    }
+  }
   if (problems.length === 0) {
     if (tool.kind === "javascript") problems.push(...javaScriptHostProblems(spec));
     if (tool.kind === "javascript" || tool.sandbox !== "none") {

@@ -85,7 +85,7 @@ Deno.test("buildTools: every broken block is named in one startup error", () => 
   const text = err.message;
   assert.match(
     text,
-    new RegExp(`tool 'missing': module file not found: ${FIXTURES}/tools/missing.ts`),
+    /tool 'missing': module file not found: \.\/tools\/missing\.ts \(next to the manifest\)/,
   );
   assert.match(text, /tool 'dir': module is not a file/);
   assert.match(text, /tool 'nofn': a python tool needs function = /);
