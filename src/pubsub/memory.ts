@@ -32,8 +32,11 @@ export interface MemoryPubSubOptions {
 
 // Publisher objects kept open, most recently used last. Reusing one per channel avoids opening a
 // BroadcastChannel per token (cheap in the CLI, a subscription to the cross-isolate backend on
-// Deploy); the bound keeps a replica that ran many runs from holding one per finished run.
-const MAX_PUBLISHERS = 256;
+// Deploy). A run's publisher closes when its channel is sealed (the run ended), so the open ones
+// are about the running runs; the bound is above the concurrency a replica holds (an evicted
+// publisher is reopened on its next message: 8.5 µs of CPU a post instead of 3–4.5), and every
+// open one costs each post of the isolate a little (Deno compares each channel's name).
+const MAX_PUBLISHERS = 1024;
 
 /** Creates the BroadcastChannel transport. */
 export function createMemoryPubSub(options: MemoryPubSubOptions): PubSub {
@@ -48,6 +51,12 @@ class MemoryPubSub implements PubSub {
   readonly #publishers = new Map<string, BroadcastChannel>();
   readonly #subscriptions = new Set<BufferedSubscription>();
   readonly #history: MemoryHistory;
+  // Deno 2.9.6: when the last BroadcastChannel of an isolate closes, a channel opened before the
+  // isolate's receive loop has stopped stays broken ("expected i32" on every later post).
+  // Publishers close as runs end, so one channel stays open for the transport's lifetime.
+  readonly #anchor: BroadcastChannel;
+  // Publishers closing: after their last post has gone to the other isolates (below).
+  readonly #closing = new Map<ReturnType<typeof setTimeout>, BroadcastChannel>();
   #closed = false;
 
   constructor(options: MemoryPubSubOptions) {
@@ -56,6 +65,7 @@ class MemoryPubSub implements PubSub {
     this.#prefix = options.prefix;
     this.#onError = options.onError ?? (() => {});
     this.#history = new MemoryHistory(options.history ?? HISTORY_DEFAULTS);
+    this.#anchor = new BroadcastChannel(`${this.#prefix}:\u0000open`);
   }
 
   append(channel: string, entries: Retained[], message: string): Promise<void> {
@@ -67,6 +77,12 @@ class MemoryPubSub implements PubSub {
 
   seal(channel: string): Promise<void> {
     this.#history.seal(channel);
+    const name = `${this.#prefix}:${channel}`;
+    const bc = this.#publishers.get(name);
+    if (bc) {
+      this.#publishers.delete(name);
+      this.#closeLater(bc);
+    }
     return Promise.resolve();
   }
 
@@ -114,7 +130,27 @@ class MemoryPubSub implements PubSub {
     for (const sub of [...this.#subscriptions]) sub.end("closed");
     for (const bc of this.#publishers.values()) bc.close();
     this.#publishers.clear();
+    for (const [timer, bc] of this.#closing) {
+      clearTimeout(timer);
+      bc.close();
+    }
+    this.#closing.clear();
+    this.#anchor.close();
     return Promise.resolve();
+  }
+
+  /**
+   * Closes a publisher once its posts have left: Deno's `postMessage` sends to the other isolates
+   * in a deferred callback that skips a channel closed meanwhile (its source since 2.9.6, which
+   * still sends at once).
+   */
+  #closeLater(bc: BroadcastChannel): void {
+    const timer = setTimeout(() => {
+      this.#closing.delete(timer);
+      bc.close();
+    }, 0);
+    Deno.unrefTimer(timer);
+    this.#closing.set(timer, bc);
   }
 
   #publisher(name: string): BroadcastChannel {
@@ -126,7 +162,7 @@ class MemoryPubSub implements PubSub {
       if (this.#publishers.size >= MAX_PUBLISHERS) {
         const [oldest, old] = this.#publishers.entries().next().value!;
         this.#publishers.delete(oldest);
-        old.close();
+        this.#closeLater(old);
       }
     }
     this.#publishers.set(name, bc);

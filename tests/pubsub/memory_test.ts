@@ -58,10 +58,38 @@ Deno.test("pubsub memory: publishes reach a subscriber in another isolate", asyn
     assert.equal(await nextFromWorker(), "got:hello isolate");
     // And back: the worker echoes on another channel through its own PubSub.
     assert.equal(await nextMessage(replies), "echo:hello isolate");
+    // A run's last event, sealed at once (its publisher then closes), still leaves the isolate.
+    // Sealed in the same turn, as the run service does after a run's last flush.
+    const appended = ps.append("run:w", [{ seq: 2, message: "the end" }], "the end");
+    await ps.seal("run:w");
+    await appended;
+    assert.equal(await nextFromWorker(), "got:the end");
   } finally {
     worker.postMessage("close");
     assert.equal(await nextFromWorker(), "closed");
     worker.terminate();
+    await ps.close();
+  }
+});
+
+Deno.test("pubsub memory: a run that ends leaves the next run's publishing working", async () => {
+  // A sealed run's publisher closes. Deno breaks a channel opened as the isolate's last one
+  // closes (its later posts throw), so the transport keeps one open for its lifetime.
+  const errors: unknown[] = [];
+  const ps = await createPubSub(
+    { kind: "memory", capacity: 64, prefix: uniqueName("mem_seal") },
+    { onError: (err) => errors.push(err) },
+  );
+  try {
+    await ps.append("run:a", [{ seq: 1, message: "a" }], "a");
+    await ps.seal("run:a");
+    // Resumes in the turn that closed run:a's publisher: run:b's opens then.
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    await ps.publish("run:b", "first");
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    await ps.publish("run:b", "second");
+    assert.deepEqual(errors, []);
+  } finally {
     await ps.close();
   }
 });
