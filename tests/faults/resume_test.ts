@@ -1,0 +1,213 @@
+/**
+ * Durable runs under replica faults (issue 23): two replicas (`main.ts serve` processes) on a
+ * PostgreSQL and a Redis of the suite's own (services.ts, free ports, never the shared ones).
+ *
+ * - SIGKILL during a tool step: the other replica resumes the run from its last checkpoint; an
+ *   idempotent tool in flight runs again once, a non-idempotent one gets the error result
+ *   "interrupted: it may or may not have run"; the run completes with exactly one answer.
+ * - SIGSTOP past the lease, the other replica takes over, SIGCONT: nothing the paused replica
+ *   writes lands (asserted in the store), the run ends once.
+ * - SIGTERM with a short grace: the run is handed over and completes on the other replica, never
+ *   `interrupted`.
+ *
+ * (SIGKILL during a model step, with a client re-attached by cursor: tests/runs/replicas_test.ts.)
+ */
+import assert from "node:assert/strict";
+import {
+  eventually,
+  readSse,
+  type ServerProcess,
+  skipNotice,
+  slowTest,
+  startServerProcess,
+  tempDir,
+} from "../_kit/mod.ts";
+import { connect, postgresBin, redisAvailable, startPostgres, startRedis } from "./services.ts";
+
+const enabled = postgresBin() !== undefined && redisAvailable();
+if (!enabled) skipNotice("the resume fault test", "PostgreSQL binaries and redis-server");
+
+const LEASE = 1_500;
+
+/** A tool that says it started (a live `custom` event), then works for `ms`. */
+const slowTool = (ms: number) =>
+  `export default async function (args, ctx) {
+  ctx.emit("started", { n: args.n });
+  await new Promise((resolve) => setTimeout(resolve, ${ms}));
+  return { done: args.n };
+}
+`;
+
+slowTest({
+  name: "faults: runs outlive SIGKILL, SIGSTOP and SIGTERM of their replica",
+  ignore: !enabled,
+  sanitizeOps: false,
+  sanitizeResources: false,
+}, async (tt) => {
+  await using pg = await startPostgres();
+  await using redis = await startRedis();
+  await using dir = await tempDir("agentd_resume_");
+  const manifest = (id: string) => ({
+    agent: { name: "resume", model: { provider: "echo" } },
+    tool: {
+      once: { kind: "javascript", module: "tools/slow.js", timeout: 20_000 },
+      again: {
+        kind: "javascript",
+        module: "tools/slow.js",
+        timeout: 20_000,
+        idempotent: true,
+      },
+    },
+    runtime: {
+      storage: { url: pg.url, schema: "resume", timeout: 2_000 },
+      pubsub: { kind: "redis", url: redis.url },
+      replica: {
+        id,
+        heartbeat_interval: 200,
+        lease: LEASE,
+        poll_interval: 100,
+        shutdown_grace: 300,
+      },
+    },
+    http_server: {},
+  });
+  await dir.write({
+    "tools/slow.js": slowTool(4_000),
+    "a.json": JSON.stringify(manifest("a")),
+    "b.json": JSON.stringify(manifest("b")),
+  });
+  const replica = (id: "a" | "b") =>
+    startServerProcess({ manifest: `${dir.path}/${id}.json`, name: `replica ${id}` });
+  const replicas: { a: ServerProcess; b: ServerProcess } = {
+    a: await replica("a"),
+    b: await replica("b"),
+  };
+  await using _stop = {
+    async [Symbol.asyncDispose]() {
+      replicas.a.kill("SIGCONT");
+      await Promise.all([replicas.a.stop(), replicas.b.stop()]);
+    },
+  };
+  await using sql = connect(pg.url);
+  const A = () => replicas.a.url;
+  const B = () => replicas.b.url;
+
+  /** Starts a detached run on A and follows it on B from its first event. */
+  const startOnA = async (run_id: string, text: string, delayMs = 0) => {
+    const res = await fetch(`${A()}/v1/runs/start`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        run_id,
+        model: { override: { inference_params: { provider_params: { delay_ms: delayMs } } } },
+        messages: [{ role: "user", content: [{ type: "text", value: text }] }],
+      }),
+    });
+    assert.equal(res.status, 202, `start ${run_id}: ${res.status}`);
+    const { session_id } = await res.json();
+    const watch = readSse(
+      await fetch(`${B()}/v1/runs/${run_id}/events`, { headers: { "last-event-id": "0" } }),
+    );
+    return { session_id, watch };
+  };
+  const record = async (runId: string) => (await fetch(`${B()}/v1/runs/${runId}`)).json();
+  const finished = (runId: string) =>
+    eventually(async () => {
+      const run = await record(runId);
+      return run.status !== "running" && run;
+    }, { timeout: 30_000, interval: 100, what: `run ${runId} to end` });
+  const conversation = async (session: string) =>
+    (await sql`SELECT role, content, run_id FROM resume.messages
+      WHERE session_id = ${session} AND removed_clock IS NULL ORDER BY pos`)
+      .map((m) => ({ role: m.role as string, content: m.content as unknown }));
+  /** The tool message's result value in a stored conversation. */
+  const toolResult = (messages: { role: string; content: unknown }[]) =>
+    JSON.stringify(messages.find((m) => m.role === "tool")?.content);
+
+  for (const [tool, idempotent] of [["again", true], ["once", false]] as const) {
+    await tt.step(
+      `SIGKILL during ${idempotent ? "an " : "a non-"}idempotent tool call`,
+      async () => {
+        const run_id = `tool-${tool}`;
+        const { session_id, watch } = await startOnA(run_id, `/call ${tool} {"n":1}`);
+        await watch.until((e) => e.event === "custom");
+        replicas.a.kill("SIGKILL");
+        const killed = performance.now();
+        const events = await watch.all();
+        const run = await finished(run_id);
+        const ms = Math.round(performance.now() - killed);
+        console.log(`  ${tool}: completed on B ${ms} ms after SIGKILL (lease ${LEASE} ms)`);
+        assert.equal(run.status, "completed", JSON.stringify(run));
+        assert.equal(run.attempt, 2);
+        const started = events.filter((e) => e.event === "custom").length;
+        const messages = await conversation(session_id);
+        assert.deepEqual(messages.map((m) => m.role), ["user", "assistant", "tool", "assistant"]);
+        if (idempotent) {
+          assert.equal(started, 2, "run again once by the new attempt");
+          assert.match(toolResult(messages), /"done":1/);
+        } else {
+          assert.equal(started, 1, "never run again");
+          assert.match(toolResult(messages), /interrupted: it may or may not have run/);
+        }
+        assert.ok(events.some((e) => e.event === "run_resumed"));
+        assert.equal(JSON.parse(events.at(-1)!.data).status, "completed");
+        await replicas.a.stop();
+        replicas.a = await replica("a");
+      },
+    );
+  }
+
+  await tt.step(
+    "SIGSTOP past the lease, takeover, SIGCONT: the paused replica writes nothing",
+    async () => {
+      const run_id = "paused";
+      const words = Array.from({ length: 40 }, (_, i) => `p${i}`).join(" ");
+      const { session_id, watch } = await startOnA(run_id, words, 50);
+      await watch.until("text_message_content");
+      replicas.a.kill("SIGSTOP");
+      const run = await finished(run_id);
+      await watch.all();
+      assert.equal(run.status, "completed");
+      assert.equal(run.attempt, 2);
+      const before = await conversation(session_id);
+      const checkpoints = await sql`SELECT checkpoint_id FROM resume.checkpoints
+      WHERE session_id = ${session_id}`;
+      // A wakes up mid-answer: its model stream goes on, its step and outcome are refused.
+      replicas.a.kill("SIGCONT");
+      await eventually(
+        () => replicas.a.logs.some((l) => l.includes("run stopped: another attempt owns it")),
+        { timeout: 15_000, what: "replica a to stop the run it lost" },
+      );
+      assert.deepEqual(await conversation(session_id), before, "no message of a landed");
+      assert.deepEqual(before.map((m) => m.role), ["user", "assistant"]);
+      const after = await sql`SELECT checkpoint_id FROM resume.checkpoints
+      WHERE session_id = ${session_id}`;
+      assert.equal(after.length, checkpoints.length, "no checkpoint of a landed");
+      const [row] = await sql`SELECT status, attempt, result FROM resume.runs
+      WHERE run_id = ${run_id}`;
+      assert.deepEqual({ ...row }, { status: "completed", attempt: 2, result: run.result });
+    },
+  );
+
+  await tt.step("SIGTERM with a short grace: handed over, completed on B", async () => {
+    const run_id = "handed";
+    const words = Array.from({ length: 40 }, (_, i) => `h${i}`).join(" ");
+    const { session_id, watch } = await startOnA(run_id, words, 50);
+    await watch.until("text_message_content");
+    const status = await replicas.a.stop(10_000);
+    assert.equal(status.code, 0, "a graceful exit");
+    const run = await finished(run_id);
+    const events = await watch.all();
+    assert.equal(run.status, "completed", JSON.stringify(run));
+    assert.equal(run.attempt, 2);
+    assert.ok(!events.some((e) => e.data.includes('"interrupted"')), "never interrupted");
+    const messages = await conversation(session_id);
+    assert.deepEqual(messages.map((m) => m.role), ["user", "assistant"]);
+    assert.equal(
+      (messages[1].content as { value: string }[])[0].value,
+      words,
+      "one whole answer",
+    );
+    replicas.a = await replica("a");
+  });
+});
