@@ -113,7 +113,7 @@ function services(): Promise<Services> {
   return starting ??= startServices(config, { log }).then(
     (started) => {
       log.info("started", { store: started.store.kind, pubsub: started.pubsub.kind });
-      started.prepareTools();
+      started.prepare();
       return started;
     },
     (error) => {

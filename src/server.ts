@@ -22,6 +22,7 @@ import {
   createModelClient,
   credentialEnvNames,
   ModelConfigError,
+  preloadProvider,
   resolveModel,
 } from "./models/mod.ts";
 import {
@@ -138,8 +139,11 @@ export interface Services {
   pubsub: PubSub;
   metrics: AgentdMetrics;
   log: Logger;
-  /** Starts each tool's first sandbox process ahead of the first call (nothing to wait for). */
-  prepareTools(): void;
+  /**
+   * Starts what the first runs need, without waiting for it: each tool's first sandbox process,
+   * and the package of the agent's model provider.
+   */
+  prepare(): void;
   /**
    * Graceful stop of everything `startServices` opened: the runs (within `graceMs`), MCP servers
    * and tools, then `beforeTransports` (the listener's close), then pub/sub and the store.
@@ -256,7 +260,8 @@ export async function startServices(
       pubsub: opened,
       metrics,
       log,
-      prepareTools() {
+      prepare() {
+        preloadProvider(config.manifest.agent.model.provider);
         const preparing = [...tools.values()].filter((tool) => tool.prepare);
         if (preparing.length > 0) {
           log.info("starting tool processes", { tools: preparing.map((tool) => tool.name) });
@@ -338,8 +343,9 @@ export async function startServer(
     pubsub: services.pubsub.kind,
     replica: runs.replicaId,
   });
-  // Each tool's first sandbox process starts now, so even the first call finds one waiting.
-  services.prepareTools();
+  // Each tool's first sandbox process starts now, so even the first call finds one waiting; so
+  // does the loading of the agent's model provider.
+  services.prepare();
 
   let stopping: Promise<void> | undefined;
   const shutdown = (graceMs = config.manifest.runtime.replica.shutdown_grace) =>

@@ -128,6 +128,22 @@ export function knownProviders(): string[] {
   return [...registry.keys()];
 }
 
+/** The provider packages, for `preloadProvider` (`create` imports the same module). */
+const packages: Record<string, () => Promise<unknown>> = {
+  openai: () => import("@ai-sdk/openai"),
+  anthropic: () => import("@ai-sdk/anthropic"),
+  google: () => import("@ai-sdk/google"),
+  "openai-compatible": () => import("@ai-sdk/openai-compatible"),
+};
+
+/**
+ * Starts loading a provider's package without waiting for it, so that a run's first model does
+ * not wait for it either (start-up work after listening). Unknown or local providers: nothing.
+ */
+export function preloadProvider(name: string): void {
+  packages[name]?.().catch(() => {});
+}
+
 /** The environment variables the providers read their API keys from (`OPENAI_API_KEY`, ...). */
 export function credentialEnvNames(): string[] {
   return entries.flatMap((e) => (e.env.apiKey ? [e.env.apiKey] : []));
