@@ -77,12 +77,13 @@ export class Leases {
       },
     );
     this.#reachableSince = clock.now();
-    // SQLite is one process: a run still `running` when it starts was this process's before a
-    // crash or a hand-over at shutdown, and goes on now (any heartbeat of a live process would
-    // be fresher than two intervals).
+    // SQLite is one process: a run still `running` when it opens was this process's before a
+    // crash or a hand-over at shutdown, and goes on now; runs this replica already executes are
+    // heartbeated first, so none is older than the moment the claim compares with.
     if (store.kind === "sqlite") {
+      const opened = clock.now();
       await this.#heartbeat();
-      await this.#claim(clock.now(), 2 * replica.heartbeat_interval);
+      await this.#claim(opened, 0);
     }
     this.#timers.push(setInterval(() => this.#heartbeat(), replica.heartbeat_interval));
     this.#timers.push(setInterval(() => this.#poll(), replica.poll_interval));

@@ -9,6 +9,7 @@
  *   writes lands (asserted in the store), the run ends once.
  * - SIGTERM with a short grace: the run is handed over and completes on the other replica, never
  *   `interrupted`.
+ * - SQLite (one process): SIGKILL, then a new process on the same file completes the run.
  *
  * (SIGKILL during a model step, with a client re-attached by cursor: tests/runs/replicas_test.ts.)
  */
@@ -210,4 +211,52 @@ slowTest({
     );
     replicas.a = await replica("a");
   });
+});
+
+slowTest({
+  name: "faults: SQLite, SIGKILL and restart: the run completes",
+  sanitizeOps: false,
+  sanitizeResources: false,
+}, async () => {
+  await using dir = await tempDir("agentd_resume_sqlite_");
+  const words = Array.from({ length: 40 }, (_, i) => `s${i}`).join(" ");
+  await dir.write({
+    "agent.json": JSON.stringify({
+      agent: { name: "resume", model: { provider: "echo" } },
+      runtime: { storage: { path: `${dir.path}/agentd.db` } },
+      http_server: {},
+    }),
+  });
+  const serve = () => startServerProcess({ manifest: `${dir.path}/agent.json`, name: "sqlite" });
+  let server = await serve();
+  try {
+    const res = await fetch(`${server.url}/v1/runs`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        run_id: "crashed",
+        session_id: "s-crashed",
+        model: { override: { inference_params: { provider_params: { delay_ms: 50 } } } },
+        messages: [{ role: "user", content: [{ type: "text", value: words }] }],
+      }),
+    });
+    const stream = readSse(res);
+    await stream.until("text_message_content");
+    server.kill("SIGKILL");
+    await server.stop();
+    await stream.cancel().catch(() => {});
+    // The same file, a new process: the run it was executing goes on at once.
+    server = await serve();
+    const run = await eventually(async () => {
+      const run = await (await fetch(`${server.url}/v1/runs/crashed`)).json();
+      return run.status !== "running" && run;
+    }, { timeout: 20_000, interval: 100, what: "the run to end after the restart" });
+    assert.equal(run.status, "completed", JSON.stringify(run));
+    assert.equal(run.attempt, 2);
+    const { items } = await (await fetch(`${server.url}/v1/sessions/s-crashed/messages`)).json();
+    assert.deepEqual(items.map((m: { role: string }) => m.role), ["user", "assistant"]);
+    assert.equal(items[1].content[0].value, words, "one whole answer");
+  } finally {
+    await server.stop();
+  }
 });
