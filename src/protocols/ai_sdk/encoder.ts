@@ -10,8 +10,8 @@
 import type { UIMessageChunk } from "ai";
 import jsonpatch from "fast-json-patch";
 import type { RunEvent, RunEventOf, RunStreamItem } from "../../api/events.ts";
-import type { Usage } from "../../api/usage.ts";
 import { frameId, sseFrame } from "../../http/kit/mod.ts";
+import { aiSdkUsage, approvalCalls, finishReason } from "./outcome.ts";
 
 /** A tool call the client knows from an earlier run (a continuation answers it). */
 export interface EarlierCall {
@@ -42,6 +42,8 @@ export interface AiSdkEncoderOptions {
 /** A call whose input is streaming. */
 interface OpenCall {
   name: string;
+  /** The provider runs it (web search …): its parts say so, and `onToolCall` does not fire. */
+  provider: boolean;
   /** The JSON text of its input so far (bounded by the model's output). */
   input: string;
 }
@@ -111,13 +113,16 @@ export class AiSdkEncoder {
       case "text_message_end":
         if (!this.#openText.delete(event.message_id)) return [];
         return [{ type: "text-end", id: event.message_id }];
-      case "tool_call_start":
-        this.#calls.set(event.tool_call_id, { name: event.tool_name, input: "" });
+      case "tool_call_start": {
+        const provider = event.provider_executed === true;
+        this.#calls.set(event.tool_call_id, { name: event.tool_name, input: "", provider });
         return [{
           type: "tool-input-start",
           toolCallId: event.tool_call_id,
           toolName: event.tool_name,
+          ...providerExecuted(provider),
         }];
+      }
       case "tool_call_args": {
         const call = this.#calls.get(event.tool_call_id);
         if (!call) return [];
@@ -230,7 +235,13 @@ export class AiSdkEncoder {
         errorText: "the model's arguments are not a JSON object",
       }];
     }
-    return [{ type: "tool-input-available", toolCallId, toolName: call.name, input }];
+    return [{
+      type: "tool-input-available",
+      toolCallId,
+      toolName: call.name,
+      input,
+      ...providerExecuted(call.provider),
+    }];
   }
 
   #result(event: RunEventOf<"tool_call_result">): UIMessageChunk[] {
@@ -243,12 +254,23 @@ export class AiSdkEncoder {
       out.push({ type: "tool-input-available", ...earlier });
       this.#known.add(id);
     }
+    const provider = providerExecuted(event.provider_executed === true);
     if (this.#denied.has(id)) {
       out.push({ type: "tool-output-denied", toolCallId: id });
     } else if (event.is_error) {
-      out.push({ type: "tool-output-error", toolCallId: id, errorText: errorText(event.content) });
+      out.push({
+        type: "tool-output-error",
+        toolCallId: id,
+        errorText: errorText(event.content),
+        ...provider,
+      });
     } else {
-      out.push({ type: "tool-output-available", toolCallId: id, output: event.content });
+      out.push({
+        type: "tool-output-available",
+        toolCallId: id,
+        output: event.content,
+        ...provider,
+      });
     }
     return out;
   }
@@ -293,51 +315,9 @@ export class AiSdkEncoder {
   }
 }
 
-/** The calls an `interrupt_payload.pending` list holds for an approval. */
-function approvalCalls(pending: unknown): { tool_call_id: string }[] {
-  if (!Array.isArray(pending)) return [];
-  return pending.filter((p): p is { tool_call_id: string } =>
-    p !== null && typeof p === "object" && p.kind === "approval" &&
-    typeof p.tool_call_id === "string"
-  );
-}
-
-/** The AI SDK finish reason of a run's end. */
-function finishReason(
-  event: RunEventOf<"run_finished">,
-): "stop" | "length" | "content-filter" | "tool-calls" | "error" | "other" {
-  switch (event.status) {
-    case "completed":
-      return completedReason(event.finish_reason);
-    case "interrupted":
-      return event.interrupt_payload?.reason === "tool_calls" ? "tool-calls" : "other";
-    case "failed":
-      return "error";
-    default:
-      return "other";
-  }
-}
-
-/** A completed run's reason: why the model stopped in its last step (cut, filtered, refused). */
-function completedReason(
-  reason: RunEventOf<"run_finished">["finish_reason"],
-): "stop" | "length" | "content-filter" | "other" {
-  if (reason === "length" || reason === "other") return reason;
-  if (reason === "content_filter" || reason === "refusal") return "content-filter";
-  return "stop";
-}
-
-/** Native usage in the AI SDK's names (counts the provider did not report absent). */
-function aiSdkUsage(usage: Usage): Record<string, number> {
-  const out: Record<string, number> = {};
-  if (usage.input_tokens !== undefined) out.inputTokens = usage.input_tokens;
-  if (usage.output_tokens !== undefined) out.outputTokens = usage.output_tokens;
-  if (usage.input_tokens !== undefined && usage.output_tokens !== undefined) {
-    out.totalTokens = usage.input_tokens + usage.output_tokens;
-  }
-  if (usage.reasoning_tokens !== undefined) out.reasoningTokens = usage.reasoning_tokens;
-  if (usage.cached_input_tokens !== undefined) out.cachedInputTokens = usage.cached_input_tokens;
-  return out;
+/** `providerExecuted: true` for a call the provider runs, nothing otherwise. */
+function providerExecuted(provider: boolean): { providerExecuted?: true } {
+  return provider ? { providerExecuted: true } : {};
 }
 
 /** A call's input: the JSON object its text holds (`{}` for none), or undefined. */

@@ -84,6 +84,9 @@ export type UiMessage = ChatRequest["messages"][number];
 export type UiPart = UiMessage["parts"][number];
 
 const ToolCallId = z.string().describe("The tool call's id (agentd's).");
+const ProviderExecuted = z.literal(true).optional().describe(
+  "Present when the provider runs the call itself (web search …): `onToolCall` does not fire.",
+);
 const PartId = z.string().describe("The text part's id (the agentd assistant message's id).");
 
 /** The UI message stream chunks the add-on writes, each the `data:` of one SSE frame. */
@@ -109,6 +112,7 @@ export const AiSdkChunkSchema = z.union([
     type: z.literal("tool-input-start").describe("The model begins a tool call."),
     toolCallId: ToolCallId,
     toolName: z.string().describe("The tool (a server or a client tool)."),
+    providerExecuted: ProviderExecuted,
   }),
   z.object({
     type: z.literal("tool-input-delta").describe("A chunk of the call's JSON input."),
@@ -120,6 +124,7 @@ export const AiSdkChunkSchema = z.union([
     toolCallId: ToolCallId,
     toolName: z.string().describe("The tool."),
     input: z.unknown().describe("The arguments."),
+    providerExecuted: ProviderExecuted,
   }),
   z.object({
     type: z.literal("tool-input-error").describe("The call's input is not a JSON object."),
@@ -137,11 +142,13 @@ export const AiSdkChunkSchema = z.union([
     type: z.literal("tool-output-available").describe("A tool's result."),
     toolCallId: ToolCallId,
     output: z.unknown().describe("What the model sees."),
+    providerExecuted: ProviderExecuted,
   }),
   z.object({
     type: z.literal("tool-output-error").describe("The tool failed."),
     toolCallId: ToolCallId,
     errorText: z.string().describe("Why (the error result as text)."),
+    providerExecuted: ProviderExecuted,
   }),
   z.object({
     type: z.literal("tool-output-denied").describe("The user refused the call."),

@@ -104,6 +104,36 @@ Deno.test("ai_sdk encoder: usage and the model's finish reason in finish", async
   assert.deepEqual((metadata as { usage: unknown }).usage, { outputTokens: 1 });
 });
 
+Deno.test("ai_sdk encoder: a call the provider runs says so", async () => {
+  const { chunks } = await encode([
+    makeEvent("run_started", ids),
+    makeEvent("step_started", { step: 1, step_name: "model" }),
+    makeEvent("tool_call_start", {
+      tool_call_id: "ws",
+      tool_name: "web_search",
+      parent_message_id: "a1",
+      provider_executed: true,
+    }),
+    makeEvent("tool_call_args", { tool_call_id: "ws", delta: '{"q":"x"}' }),
+    makeEvent("tool_call_end", { tool_call_id: "ws" }),
+    makeEvent("tool_call_result", {
+      tool_call_id: "ws",
+      message_id: "t1",
+      content: [{ url: "https://example.com" }],
+      is_error: false,
+      provider_executed: true,
+    }),
+    finished("completed"),
+  ]);
+  const calls = chunks.filter((c) => String(c.type).startsWith("tool-"));
+  assert.deepEqual(calls.map((c) => [c.type, c.providerExecuted]), [
+    ["tool-input-start", true],
+    ["tool-input-delta", undefined],
+    ["tool-input-available", true],
+    ["tool-output-available", true],
+  ]);
+});
+
 Deno.test("ai_sdk encoder: arguments that are not a JSON object are an input error", async () => {
   const { chunks } = await encode([
     makeEvent("run_started", ids),
