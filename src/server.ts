@@ -139,10 +139,7 @@ export interface Services {
   pubsub: PubSub;
   metrics: AgentdMetrics;
   log: Logger;
-  /**
-   * Starts what the first runs need, without waiting for it: each tool's first sandbox process,
-   * and the package of the agent's model provider.
-   */
+  /** Starts what the first runs need (tools' sandbox processes, the provider), not waiting. */
   prepare(): void;
   /**
    * Graceful stop of everything `startServices` opened: the runs (within `graceMs`), MCP servers
@@ -343,8 +340,7 @@ export async function startServer(
     pubsub: services.pubsub.kind,
     replica: runs.replicaId,
   });
-  // Each tool's first sandbox process starts now, so even the first call finds one waiting; so
-  // does the loading of the agent's model provider.
+  // Tools' first sandbox processes and the provider's package load now, before the first call.
   services.prepare();
 
   let stopping: Promise<void> | undefined;
@@ -372,7 +368,6 @@ export async function startServer(
   };
 }
 
-/** No MCP servers: no tools, nothing to close. */
 const NO_MCP_TOOLS = new Map<string, Tool>();
 const NO_MCP = { tools: () => NO_MCP_TOOLS, close: () => Promise.resolve() };
 
