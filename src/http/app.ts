@@ -4,6 +4,8 @@
  * tests run many independent apps in one process.
  */
 import { cors } from "hono/cors";
+import type { MiddlewareHandler } from "hono";
+import type { AppEnv } from "./kit/mod.ts";
 import { methodNotAllowed } from "hono/method-not-allowed";
 import { errors } from "../errors.ts";
 import { withLogContext } from "../log.ts";
@@ -61,6 +63,7 @@ export function createApp(services: AppServices, addOns: readonly AddOn[] = []):
   // Before the API key check: a browser's preflight carries no credentials.
   const corsConfig = config.manifest.http_server?.cors;
   if (corsConfig) app.use("*", corsMiddleware(corsConfig));
+  else app.use("*", corsOffPreflight);
 
   if (services.metrics) {
     app.use("*", httpMetrics(services.metrics, addOns, onSseClose));
@@ -128,6 +131,26 @@ export function createApp(services: AppServices, addOns: readonly AddOn[] = []):
   });
   return app;
 }
+
+/**
+ * A browser's CORS preflight to a server without `http_server { cors }`: the page cannot call this
+ * server, and the answer says how to allow its origin instead of a bare 405 (the browser shows
+ * only a CORS failure; the body is for the developer reading the network panel or using curl).
+ */
+const corsOffPreflight: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const origin = c.req.header("origin");
+  if (c.req.method !== "OPTIONS" || !origin || !c.req.header("access-control-request-method")) {
+    return await next();
+  }
+  const err = errors.methodNotAllowed("OPTIONS", c.req.path);
+  return c.json({
+    code: err.code,
+    message: `CORS is off on this server, so a page at ${origin} cannot call it. Allow the ` +
+      `origin in the manifest: http_server { cors { allow_origins = [${
+        JSON.stringify(origin)
+      }] } } (docs/configuration.md, http_server.cors)`,
+  }, 405);
+};
 
 /** Request headers a browser page may send to any route (besides the CORS-safelisted ones). */
 const CORS_ALLOW_HEADERS = [

@@ -89,9 +89,24 @@ Deno.test('CORS: off without the block; any origin with ["*"]', async () => {
     method: "OPTIONS",
     headers: { origin: APP, "access-control-request-method": "POST" },
   });
-  await preflight.body?.cancel();
   assert.equal(preflight.status, 405, "as before: OPTIONS is not a method of the route");
   assert.equal(preflight.headers.get("access-control-allow-origin"), null);
+  // The body says why and how to allow the page's origin.
+  assert.deepEqual(await preflight.json(), {
+    code: 405001,
+    message: `CORS is off on this server, so a page at ${APP} cannot call it. Allow the origin ` +
+      `in the manifest: http_server { cors { allow_origins = ["${APP}"] } } ` +
+      `(docs/configuration.md, http_server.cors)`,
+  });
+  // Also on an add-on's path, and on one no route serves.
+  for (const path of ["/ag-ui/run", "/nowhere"]) {
+    const other = await plain.fetch(path, {
+      method: "OPTIONS",
+      headers: { origin: APP, "access-control-request-method": "POST" },
+    });
+    assert.equal(other.status, 405);
+    assert.match((await other.json()).message, /^CORS is off on this server/);
+  }
 
   await using any = await startTestServer({
     manifest: { http_server: { cors: { allow_origins: ["*"] } } },
