@@ -12,7 +12,7 @@ import { fileURLToPath } from "node:url";
 import { chromium, type Page } from "playwright-core";
 import { loadConfig } from "../../src/config/load.ts";
 import { PLAYGROUND_PATHS } from "../../src/http/playground/mod.ts";
-import { slowTest, startTestServer, type TestServer } from "../_kit/mod.ts";
+import { slowTest, startTestServer, tempDir, type TestServer } from "../_kit/mod.ts";
 
 const CHROMIUM = Deno.env.get("AGENTD_TEST_CHROMIUM") ?? "/usr/bin/chromium";
 const CHROMIUM_ARGS = [
@@ -365,6 +365,9 @@ slowTest({
     await t.step("answers a client tool call", async () => {
       const session = await newSession(page);
       await useEcho(page, 10);
+      // Not offered unless the person asks for it: the agent does not have it.
+      assert.equal(await page.isChecked("#client-tool"), false);
+      await page.check("#client-tool");
       await send(page, '/call ask_user {"question": "Which city?"}');
       await page.locator("#interrupt:not([hidden])").waitFor();
       const runId = await newestRun(page, "interrupted");
@@ -496,5 +499,89 @@ slowTest({
     // The runs the page made really happened, through the public API.
     const res = await server.fetch("/v1/sessions");
     assert.equal((await res.json()).count, 7);
+  },
+});
+
+slowTest({
+  name: "playground: a fresh page runs a tool first, and shows this agent's own tools",
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn() {
+    await requireChromium();
+    await Deno.mkdir(ARTIFACTS, { recursive: true });
+    const quickstart = await loadConfig(QUICKSTART, {});
+    await using dir = await tempDir();
+    await dir.write({
+      "tools/math.js": "export function add({ a, b }) {\n  return a + b;\n}\n" +
+        "export function shout({ text }) {\n  return String(text).toUpperCase();\n}\n",
+    });
+    const math = dir.join("tools", "math.js");
+    const number = { type: "number" };
+    await using server = await startTestServer({
+      manifest: {
+        agent: { name: "calculator", description: "Adds numbers.", model: { provider: "echo" } },
+        tool: {
+          progress: quickstart.manifest.tool.progress,
+          add: {
+            kind: "javascript",
+            module: math,
+            function: "add",
+            description: "Adds a and b.",
+            parameters: {
+              type: "object",
+              properties: { a: number, b: number },
+              required: ["a", "b"],
+            },
+          },
+          shout: { kind: "javascript", module: math, function: "shout" },
+        },
+      },
+    });
+    const problems: string[] = [];
+    await using browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+    const page = await (await browser.newContext({ viewport: { width: 1440, height: 900 } }))
+      .newPage();
+    page.setDefaultTimeout(20_000);
+    page.on("pageerror", (err) => problems.push(`page error: ${err.message}`));
+
+    // A fresh page: no session picked, no "New session" clicked.
+    await page.goto(server.url + "/");
+    await page.locator("body[data-ready=true]").waitFor();
+    assert.equal(await textOf(page, "#session-label"), "none");
+
+    // The agent panel and the suggestions are this agent's.
+    assert.equal(await textOf(page, "#agent-name"), "calculator");
+    assert.equal(await textOf(page, "#agent-model"), "echo / echo");
+    const tools = await page.locator("#agent-tools .agent-tool").evaluateAll((els) =>
+      els.map((el) => (el as HTMLElement).dataset.tool)
+    );
+    assert.deepEqual(tools, ["progress", "add", "shout"]);
+    assert.match(await textOf(page, '#agent-tools [data-tool="add"] pre'), /"required"/);
+    const chips = await page.locator("#suggestions .chip").allTextContents();
+    assert.deepEqual(chips, ["progress", "add", "shout"]);
+    assert.equal(await page.isChecked("#client-tool"), false);
+
+    // The first thing done on the page is a tool run with progress and state.
+    await useEcho(page, 10);
+    await send(page, '/call progress {"steps": 3}');
+    await newestRun(page, "completed");
+    await idle(page);
+    assert.ok(await page.locator("#banner").isHidden(), await textOf(page, "#banner-text"));
+    assert.deepEqual(JSON.parse(await textOf(page, "#state")), {
+      counter: 1,
+      last_task: "something",
+    });
+    assert.match(await textOf(page, "#customs"), /progress/);
+    assert.doesNotMatch(await textOf(page, "#customs"), /None yet/);
+
+    // A suggestion fills a call of the agent's own tool, which runs.
+    await page.locator("#suggestions .chip", { hasText: "add" }).click();
+    assert.equal(await page.inputValue("#message"), '/call add {"a":3,"b":3}');
+    await page.click("#send");
+    await newestRun(page, "completed");
+    await idle(page);
+    assert.match(await lastAgentText(page), /add returned: 6/);
+    await screenshot(page, "fresh_agent_panel");
+    assert.deepEqual(problems, []);
   },
 });

@@ -13,6 +13,7 @@ import type { AppEnv } from "../kit/mod.ts";
 import INDEX_HTML from "./static/index.html" with { type: "text" };
 import STYLE_CSS from "./static/style.css" with { type: "text" };
 import FAVICON_SVG from "./static/favicon.svg" with { type: "text" };
+import AGENT_JS from "./static/agent.js" with { type: "text" };
 import API_JS from "./static/api.js" with { type: "text" };
 import APP_JS from "./static/app.js" with { type: "text" };
 import DOM_JS from "./static/dom.js" with { type: "text" };
@@ -71,6 +72,7 @@ const FILES: Record<string, [body: string, type: string]> = {
   "/playground/style.css": [STYLE_CSS, "text/css; charset=utf-8"],
   "/playground/favicon.svg": [FAVICON_SVG, "image/svg+xml"],
   "/playground/app.js": [APP_JS, JS],
+  "/playground/agent.js": [AGENT_JS, JS],
   "/playground/api.js": [API_JS, JS],
   "/playground/dom.js": [DOM_JS, JS],
   "/playground/interrupts.js": [INTERRUPTS_JS, JS],

@@ -3,6 +3,7 @@
  * a run still going) on load. It speaks only the public native API under `/v1`; docs/playground.md
  * describes what it does.
  */
+import { loadAgent } from "./agent.js";
 import { $ } from "./dom.js";
 import { hideInterrupt, submitAnswers } from "./interrupts.js";
 import { clearBanner, sessionFromHash, setHash, showSessionLabel, ui } from "./page.js";
@@ -29,13 +30,6 @@ function wire() {
       $("composer").requestSubmit();
     }
   });
-  const chips = /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll("[data-fill]"));
-  for (const chip of chips) {
-    chip.addEventListener("click", () => {
-      $("message").value = chip.dataset.fill;
-      $("message").focus();
-    });
-  }
   $("cancel").addEventListener("click", () => {
     if (ui.observing && ui.observing.runId) cancelRun(ui.observing.runId);
   });
@@ -79,6 +73,7 @@ async function reconnect() {
   hideInterrupt();
   renderRuns();
   await refreshSessions();
+  await loadAgent();
 }
 
 async function boot() {
@@ -87,7 +82,7 @@ async function boot() {
   $("api-key").value = connection.key();
   renderRuns();
   syncEmpty();
-  await refreshSessions();
+  await Promise.all([refreshSessions(), loadAgent()]);
   const active = saved.get("active", null);
   const session = sessionFromHash() || (active && active.session_id) || saved.get("session", null);
   if (session) await loadSession(session);

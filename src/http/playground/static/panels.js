@@ -73,7 +73,7 @@ export function onCustom(name, value) {
     $("progress-label").textContent = task + Math.round(v * 100) + "%";
   }
   const list = $("customs");
-  if (list.firstChild && list.firstChild.classList.contains("muted")) list.replaceChildren();
+  if (list.firstElementChild?.classList.contains("muted")) list.replaceChildren();
   list.prepend(h(
     "li",
     { title: compact(value) },
