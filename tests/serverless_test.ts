@@ -168,4 +168,31 @@ slowTest({
   }
 });
 
+slowTest({
+  name: "serverless: a store it cannot reach answers 503001 and is tried again on each request",
+  sanitizeResources: false,
+  sanitizeOps: false,
+}, async () => {
+  // A port nothing listens on.
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (listener.addr as Deno.NetAddr).port;
+  listener.close();
+  const manifest = {
+    agent: { name: "unreachable", model: { provider: "echo" } },
+    runtime: {
+      storage: { url: `postgres://postgres@127.0.0.1:${port}/test`, timeout: 1000 },
+      log_level: "info",
+    },
+    http_server: {},
+  };
+  await using p = await startServerProcess({ manifest, serverless: true, name: "serverless" });
+  for (let i = 0; i < 2; i++) {
+    const res = await fetch(`${p.url}/healthz`);
+    assert.equal(res.status, 503);
+    assert.equal(res.headers.get("retry-after"), "1");
+    assert.equal((await res.json()).code, 503001);
+  }
+  assert.equal(p.logs.filter((l) => l.includes('"msg":"could not start"')).length, 2);
+});
+
 if (!testPostgresUrl) skipNotice("serverless on PostgreSQL", "AGENTD_TEST_POSTGRES_URL");
