@@ -21,10 +21,9 @@ import { AsyncQueue } from "./queue.ts";
 import { runChannel } from "./stream.ts";
 
 /** The limits of an attached client's queue (manifest `runtime.attached`). */
-export type AttachedLimits = Pick<
-  Config["manifest"]["runtime"]["attached"],
-  "buffer" | "drain_timeout"
->;
+export type AttachedLimits =
+  & Pick<Config["manifest"]["runtime"]["attached"], "buffer" | "drain_timeout">
+  & { max_unread_bytes?: number };
 
 /** Events waiting for the end of the event-loop turn, of one run. */
 interface OutboxEntry {
@@ -49,9 +48,19 @@ export class Delivery {
     this.#limits = limits;
   }
 
-  /** A new attached client's queue, bounded at `buffer` events. */
+  /**
+   * A new attached client's queue, bounded at `buffer` events and `max_unread_bytes` of their
+   * JSON (each event is encoded once anyway, for pub/sub and the native stream).
+   */
   attachedQueue(): AsyncQueue<SequencedEvent | EndNotice> {
-    return new AsyncQueue<SequencedEvent | EndNotice>(this.#limits.buffer);
+    const maxBytes = this.#limits.max_unread_bytes;
+    return new AsyncQueue<SequencedEvent | EndNotice>(
+      this.#limits.buffer,
+      maxBytes === undefined ? undefined : {
+        maxBytes,
+        sizeOf: (item) => "event" in item ? encodeEvent(item.event).length : 0,
+      },
+    );
   }
 
   /**
@@ -154,6 +163,7 @@ export class Delivery {
       tenant: active.tenant,
       run_id: active.run_id,
       buffer: this.#limits.buffer,
+      max_unread_bytes: this.#limits.max_unread_bytes,
       drain_timeout_ms: this.#limits.drain_timeout,
     });
   }

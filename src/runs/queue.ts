@@ -1,9 +1,17 @@
 /**
  * A bounded single-consumer async queue: hands a run's events from its executor to the attached
- * HTTP stream. The producer adds while the consumer is fewer than `capacity` items behind; when it
- * is not, the producer waits for room (`room`), so a slow client holds back its run instead of
- * growing this process's memory, and the caller decides how long to wait.
+ * HTTP stream. The producer adds while the consumer is fewer than `capacity` items (and, with
+ * `maxBytes`, fewer than that many bytes) behind; when it is not, the producer waits for room
+ * (`room`), so a slow client holds back its run instead of growing this process's memory, and the
+ * caller decides how long to wait.
  */
+
+/** The byte bound of an `AsyncQueue`: at most `maxBytes` of items by `sizeOf` (one item always). */
+export interface QueueBytes<T> {
+  maxBytes: number;
+  sizeOf: (item: T) => number;
+}
+
 export class AsyncQueue<T> implements AsyncIterable<T> {
   readonly #capacity: number;
   // A head index instead of `shift()`, which is linear in the length.
@@ -12,13 +20,27 @@ export class AsyncQueue<T> implements AsyncIterable<T> {
   #waiting: ((r: IteratorResult<T>) => void) | null = null;
   #roomWaiter: ((room: boolean) => void) | null = null;
   #ended = false;
+  readonly #bytes: QueueBytes<T> | undefined;
+  /** The sizes of the items not yet taken, in step with `#items`, and their sum. */
+  #sizes: number[] = [];
+  #queuedBytes = 0;
 
-  /** `capacity`: items the consumer may fall behind before `push` refuses. */
-  constructor(capacity: number) {
+  /**
+   * `capacity`: items the consumer may fall behind before `push` refuses; `bytes`: the bytes it
+   * may fall behind too.
+   */
+  constructor(capacity: number, bytes?: QueueBytes<T>) {
     if (!Number.isInteger(capacity) || capacity < 1) {
       throw new RangeError(`queue capacity must be a positive integer, got ${capacity}`);
     }
     this.#capacity = capacity;
+    this.#bytes = bytes;
+  }
+
+  /** Whether the consumer is as far behind as it may be. */
+  #full(): boolean {
+    return this.size >= this.#capacity ||
+      (this.#bytes !== undefined && this.size > 0 && this.#queuedBytes >= this.#bytes.maxBytes);
   }
 
   /** Items not yet taken by the consumer. */
@@ -43,8 +65,13 @@ export class AsyncQueue<T> implements AsyncIterable<T> {
       resolve({ value: item, done: false });
       return true;
     }
-    if (this.size >= this.#capacity) return false;
+    if (this.#full()) return false;
     this.#items.push(item);
+    if (this.#bytes) {
+      const size = this.#bytes.sizeOf(item);
+      this.#sizes.push(size);
+      this.#queuedBytes += size;
+    }
     return true;
   }
 
@@ -53,7 +80,7 @@ export class AsyncQueue<T> implements AsyncIterable<T> {
    * false when `ms` pass first. One producer waits at a time.
    */
   room(ms: number): Promise<boolean> {
-    if (this.#ended || this.size < this.#capacity) return Promise.resolve(true);
+    if (this.#ended || !this.#full()) return Promise.resolve(true);
     return new Promise((resolve) => {
       const timer = setTimeout(() => {
         this.#roomWaiter = null;
@@ -80,6 +107,7 @@ export class AsyncQueue<T> implements AsyncIterable<T> {
         resolve({ value: last, done: false });
       } else {
         this.#items.push(last);
+        this.#sizes.push(0);
       }
     }
     this.#ended = true;
@@ -93,15 +121,20 @@ export class AsyncQueue<T> implements AsyncIterable<T> {
 
   #take(): T {
     const item = this.#items[this.#head];
-    this.#items[this.#head++] = undefined as T;
+    this.#items[this.#head] = undefined as T;
+    if (this.#bytes) this.#queuedBytes -= this.#sizes[this.#head] ?? 0;
+    this.#head++;
     if (this.#head === this.#items.length) {
       this.#items = [];
+      this.#sizes = [];
       this.#head = 0;
+      this.#queuedBytes = 0;
     } else if (this.#head > 1024 && this.#head * 2 > this.#items.length) {
       this.#items = this.#items.slice(this.#head);
+      if (this.#bytes) this.#sizes = this.#sizes.slice(this.#head);
       this.#head = 0;
     }
-    if (this.size < this.#capacity) this.#roomWaiter?.(true);
+    if (!this.#full()) this.#roomWaiter?.(true);
     return item;
   }
 
@@ -116,6 +149,8 @@ export class AsyncQueue<T> implements AsyncIterable<T> {
         // The consumer went away: nothing will be taken any more, so stop holding items.
         this.#ended = true;
         this.#items = [];
+        this.#sizes = [];
+        this.#queuedBytes = 0;
         this.#head = 0;
         this.#roomWaiter?.(true);
         return Promise.resolve({ value: undefined, done: true });

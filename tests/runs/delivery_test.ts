@@ -160,6 +160,25 @@ Deno.test("delivery: a full attached queue holds the run, then drops the client"
   await pubsub.close();
 });
 
+Deno.test("delivery: the attached queue is bounded in bytes as well as in events", async () => {
+  const { pubsub } = recording();
+  const delivery = new Delivery(pubsub, log, {
+    buffer: 1000,
+    drain_timeout: 30,
+    max_unread_bytes: 4096,
+  });
+  const active = activeRun({ attached: delivery.attachedQueue() });
+  const big = "x".repeat(3000);
+  assert.equal(delivery.deliver(active, text(big)), undefined);
+  assert.equal(delivery.deliver(active, text(big)), undefined, "under 4096 bytes before it");
+  const wait = delivery.deliver(active, text(big));
+  assert.ok(wait instanceof Promise, "past the bytes the run waits, 3 events of 1000 in");
+  await wait;
+  assert.equal(active.attached, undefined, "then the client is dropped");
+  delivery.flush();
+  await pubsub.close();
+});
+
 Deno.test("delivery over HTTP: an attached client that stops reading is dropped; its run completes", async () => {
   await using t = await startTestServer({
     manifest: { runtime: { attached: { buffer: 16, drain_timeout: 300 } } },

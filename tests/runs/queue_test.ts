@@ -39,3 +39,17 @@ Deno.test("queue: a consumer that goes away releases a waiting producer", async 
   assert.equal(queue.push("b"), true);
   assert.equal(queue.size, 0);
 });
+
+Deno.test("queue: bounded in bytes too, one item always taken", async () => {
+  const queue = new AsyncQueue<string>(100, { maxBytes: 10, sizeOf: (s) => s.length });
+  assert.equal(queue.push("a".repeat(25)), true, "one item, however large");
+  assert.equal(queue.push("b"), false, "past the bytes, full though under the capacity");
+  const iterator = queue[Symbol.asyncIterator]();
+  const room = queue.room(60_000);
+  assert.equal((await iterator.next()).value, "a".repeat(25));
+  assert.equal(await room, true);
+  for (const s of ["1234", "5678", "90"]) assert.equal(queue.push(s), true);
+  assert.equal(queue.push("x"), false, "10 bytes queued");
+  await iterator.next();
+  assert.equal(queue.push("x"), true, "room once 4 bytes were taken");
+});
