@@ -376,3 +376,40 @@ Deno.test("AI SDK add-on: a page on another origin (CORS)", async () => {
   assert.equal(headers.get("access-control-allow-origin"), origin);
   assert.match(headers.get("access-control-expose-headers") ?? "", /x-run-id/);
 });
+
+Deno.test("AI SDK add-on: API keys through the transport's headers; the stream metric", async () => {
+  const key = "ai-sdk-test-key-0123456789";
+  await using t = await startTestServer({
+    manifest: { ...manifest, http_server: { ...manifest.http_server, auth: { api_keys: [key] } } },
+  });
+  const recorder = new ChatFetch();
+  const errors: Error[] = [];
+  const keyless = new Chat({
+    id: crypto.randomUUID(),
+    transport: transport(t.url, recorder),
+    onError: (e) => void errors.push(e),
+  });
+  await keyless.sendMessage({ text: "hello" });
+  assert.equal(keyless.status, "error");
+  assert.equal(recorder.exchanges[0].status, 401);
+  assert.match(errors[0]?.message ?? "", /401001|API key/);
+
+  const authorization = `Bearer ${key}`;
+  const chat = new Chat({
+    id: crypto.randomUUID(),
+    transport: transport(t.url, recorder, slow(60), { authorization }),
+  });
+  const sending = chat.sendMessage({ text: "one two three four five six seven eight" });
+  // While the answer streams, the open-streams gauge counts it under the add-on's name.
+  await eventually(async () => {
+    const metrics = await (await t.fetch("/metrics", { headers: { authorization } })).text();
+    return /agentd_streams_open\{kind="ai_sdk"\} 1\b/.test(metrics);
+  }, { what: "an open ai_sdk stream in /metrics" });
+  await sending;
+  assert.equal(chat.status, "ready", String(chat.error));
+  assert.equal(textOf(answer(chat)), "one two three four five six seven eight");
+  // The resume endpoint needs the key too.
+  const unkeyed = await t.fetch(`/ai-sdk/chat/${chat.id}/stream`);
+  await unkeyed.body?.cancel();
+  assert.equal(unkeyed.status, 401);
+});
