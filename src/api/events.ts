@@ -52,6 +52,20 @@ export const RunEventPayloadSchemas = {
   text_message_end: z.object({ message_id: MessageId }).describe(
     "The assistant message is complete.",
   ),
+  reasoning_message_start: z.object({
+    message_id: z.string().describe("The reasoning's id (one per reasoning block)."),
+    parent_message_id: z.string().describe("The assistant message the reasoning belongs to."),
+  }).describe("The model begins a block of reasoning (stored as a `reasoning` part)."),
+  reasoning_message_content: z.object({
+    message_id: z.string().describe("The reasoning's id."),
+    delta: z.string().describe("The next chunk of the reasoning text."),
+  }).describe("A chunk of the model's reasoning."),
+  reasoning_message_end: z.object({
+    message_id: z.string().describe("The reasoning's id."),
+    encrypted_value: z.string().optional().describe(
+      "The provider's encrypted reasoning, when it sent only that (Anthropic redacted thinking).",
+    ),
+  }).describe("The block of reasoning is complete."),
   tool_call_start: z.object({
     tool_call_id: ToolCallId,
     tool_name: z.string().describe("The tool called (a server or a client tool)."),

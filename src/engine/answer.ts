@@ -46,6 +46,11 @@ export class Answer {
     if (part && meta) part.provider_metadata = meta;
   }
 
+  /** The text of reasoning block `id` so far ("" when there is none). */
+  reasoningText(id: string): string {
+    return this.#reasoning.get(id)?.value ?? "";
+  }
+
   /** Whether anything worth storing was said. */
   get empty(): boolean {
     return this.parts().length === 0;

@@ -5,8 +5,10 @@
  */
 import { makeEvent, type RunEvent } from "../api/events.ts";
 import type { ToolCall } from "../api/schemas.ts";
-import type { ModelEvent, ModelUsage } from "../models/mod.ts";
+import type { ModelEvent, ModelUsage, ProviderMetadata } from "../models/mod.ts";
 import type { Answer } from "./answer.ts";
+import { assistantMessage, toolMessage, toolResultValue } from "./conversation.ts";
+import type { StepWriter } from "./step_writer.ts";
 import { abortableIter } from "./async.ts";
 import type { OpenEvents } from "./open_events.ts";
 
@@ -48,6 +50,18 @@ export interface StepSink {
   /** The assistant message's id. */
   message_id: string;
   signal: AbortSignal;
+  /** Whether reasoning is streamed (it is kept in the answer either way). */
+  showReasoning: boolean;
+}
+
+/** The encrypted value of a reasoning block that has nothing else (Anthropic's redacted data). */
+function encryptedValue(meta: ProviderMetadata | undefined): string | undefined {
+  for (const fields of Object.values(meta ?? {})) {
+    for (const [key, value] of Object.entries(fields)) {
+      if (/redacted|encrypted/i.test(key) && typeof value === "string") return value;
+    }
+  }
+  return undefined;
 }
 
 /** Streams one model response as run events; returns its calls, finish and warnings. */
@@ -58,6 +72,7 @@ export async function* streamStep(
   const { open, answer, message_id } = sink;
   const out: StreamedStep = { calls: [], incomplete: [], provider: [], finish: null, warnings: [] };
   const names = new Map<string, string>();
+  const show = sink.showReasoning;
   /** Started calls, and whether their arguments were streamed as deltas. */
   const started = new Map<string, { streamed: boolean }>();
   const startCall = (id: string, name: string): RunEvent => {
@@ -70,20 +85,30 @@ export async function* streamStep(
     switch (ev.type) {
       case "text-delta":
         if (!ev.delta) break;
+        yield* open.reasoningEnd();
         answer.addText(ev.delta);
         yield* open.text(message_id, ev.delta);
         break;
-      case "reasoning-start":
+      case "reasoning-start": {
         yield* open.textEnd();
         answer.startReasoning(ev.id);
+        if (show) yield* open.reasoningStart(crypto.randomUUID(), message_id);
         break;
+      }
       case "reasoning-delta":
         answer.addReasoning(ev.id, ev.delta);
+        if (show) yield* open.reasoningContent(ev.delta);
         break;
-      case "reasoning-end":
+      case "reasoning-end": {
         answer.endReasoning(ev.id, ev.provider_metadata);
+        const encrypted = answer.reasoningText(ev.id) === ""
+          ? encryptedValue(ev.provider_metadata)
+          : undefined;
+        if (show) yield* open.reasoningEnd(encrypted);
         break;
+      }
       case "tool-call-start":
+        yield* open.reasoningEnd();
         yield* open.textEnd();
         if (!started.has(ev.id)) yield startCall(ev.id, ev.name);
         break;
@@ -96,6 +121,7 @@ export async function* streamStep(
         break;
       }
       case "tool-call": {
+        yield* open.reasoningEnd();
         yield* open.textEnd();
         if (!started.has(ev.id)) yield startCall(ev.id, ev.name);
         if (!started.get(ev.id)!.streamed) {
@@ -112,6 +138,7 @@ export async function* streamStep(
         break;
       }
       case "provider-tool-call": {
+        yield* open.reasoningEnd();
         yield* open.textEnd();
         yield open.callStarted(ev.id, ev.name, message_id, true);
         const args = typeof ev.arguments === "object" && ev.arguments !== null &&
@@ -156,4 +183,51 @@ export async function* streamStep(
   }
   for (const id of open.openCalls()) out.incomplete.push({ id, name: names.get(id) ?? "" });
   return out;
+}
+
+/**
+ * Stores the step's assistant message and answers what the stream left open: every call the
+ * client saw is stored with a result — an incomplete one with an error, a provider-run one with
+ * the provider's result. Only complete calls of ours go on to the tools step.
+ */
+export function* storeAnswer(
+  writes: Pick<StepWriter, "add">,
+  message_id: string,
+  answer: Answer,
+  step: StreamedStep,
+): Generator<RunEvent> {
+  const incomplete = step.incomplete.map(({ id, name }) => ({ id, name, arguments: {} }));
+  const stored = [...step.calls, ...incomplete, ...step.provider.map((p) => p.call)];
+  if (!answer.empty || stored.length > 0) {
+    writes.add([assistantMessage(message_id, answer.parts(), stored)]);
+  }
+  const why = step.finish?.reason === "length"
+    ? "the output limit was reached"
+    : "the model stream ended before the call was complete";
+  const answers = [
+    ...incomplete.map((call) => ({
+      id: call.id,
+      value: toolResultValue(`arguments incomplete: ${why}`, true),
+      is_error: true,
+      provider: false,
+    })),
+    ...step.provider.map(({ call, result }) => ({
+      id: call.id,
+      value: result
+        ? toolResultValue(result.value, result.is_error)
+        : toolResultValue("the provider returned no result for this call", true),
+      is_error: !result || result.is_error,
+      provider: true,
+    })),
+  ];
+  for (const a of answers) {
+    const [saved] = writes.add([toolMessage(a.id, a.value)]);
+    yield makeEvent("tool_call_result", {
+      tool_call_id: a.id,
+      message_id: saved.message_id,
+      content: a.value,
+      is_error: a.is_error,
+      ...(a.provider ? { provider_executed: true as const } : {}),
+    });
+  }
 }

@@ -13,6 +13,8 @@ export class OpenEvents {
   #step: StepPayload | null = null;
   /** The message id of the open text message. */
   #text: string | null = null;
+  /** The id of the open reasoning block. */
+  #reasoning: string | null = null;
   readonly #calls = new Set<string>();
 
   /** Starts step number `step`. */
@@ -43,6 +45,31 @@ export class OpenEvents {
     const message_id = this.#text;
     this.#text = null;
     yield makeEvent("text_message_end", { message_id });
+  }
+
+  /** Starts reasoning block `id` of the assistant message `parent_message_id`. */
+  reasoningStart(id: string, parent_message_id: string): RunEvent[] {
+    const out = [...this.reasoningEnd()];
+    this.#reasoning = id;
+    out.push(makeEvent("reasoning_message_start", { message_id: id, parent_message_id }));
+    return out;
+  }
+
+  /** A chunk of the open reasoning block (none when no block is open). */
+  reasoningContent(delta: string): RunEvent[] {
+    if (this.#reasoning === null) return [];
+    return [makeEvent("reasoning_message_content", { message_id: this.#reasoning, delta })];
+  }
+
+  /** Ends the open reasoning block, if there is one. */
+  *reasoningEnd(encrypted_value?: string): Generator<RunEvent> {
+    if (this.#reasoning === null) return;
+    const message_id = this.#reasoning;
+    this.#reasoning = null;
+    yield makeEvent("reasoning_message_end", {
+      message_id,
+      ...(encrypted_value ? { encrypted_value } : {}),
+    });
   }
 
   /** Starts the tool call `id` of the assistant message `parent_message_id`. */
@@ -78,8 +105,9 @@ export class OpenEvents {
     return [...this.#calls];
   }
 
-  /** Ends everything open, innermost first: the text, the calls, the step. */
+  /** Ends everything open, innermost first: the reasoning, the text, the calls, the step. */
   *all(): Generator<RunEvent> {
+    yield* this.reasoningEnd();
     yield* this.textEnd();
     yield* this.callsEnd();
     yield* this.stepFinished();

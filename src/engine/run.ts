@@ -19,7 +19,7 @@ import { errorDetail, internalError, runErrorOf } from "./run_error.ts";
 import { OpenEvents } from "./open_events.ts";
 import { loadStart } from "./start.ts";
 import type { Context } from "./state.ts";
-import { streamStep } from "./model_step.ts";
+import { storeAnswer, streamStep } from "./model_step.ts";
 import { RunReport } from "./report.ts";
 import { StepWriter } from "./step_writer.ts";
 import { callServerTool } from "./tool_call.ts";
@@ -268,6 +268,7 @@ class Execution {
       answer,
       message_id,
       signal: this.signal,
+      showReasoning: this.setup.show_reasoning,
     });
     const { calls, finish } = step;
     this.report.step(this.step, finish, step.warnings);
@@ -279,32 +280,7 @@ class Execution {
 
     const text = answer.text;
     this.partial = null;
-    // Every call the client saw is stored, with a result: the incomplete ones with an error,
-    // the provider's with its own result. Only complete calls of ours go on to the tools step.
-    const incomplete = step.incomplete.map(({ id, name }) => ({ id, name, arguments: {} }));
-    const stored = [...calls, ...incomplete, ...step.provider.map((p) => p.call)];
-    if (!answer.empty || stored.length > 0) {
-      this.writes.add([assistantMessage(message_id, answer.parts(), stored)]);
-    }
-    const why = finish?.reason === "length"
-      ? "the output limit was reached"
-      : "the model stream ended before the call was complete";
-    for (const call of incomplete) {
-      yield* this.writeResult(call.id, `arguments incomplete: ${why}`, true);
-    }
-    for (const { call, result } of step.provider) {
-      const value = result
-        ? toolResultValue(result.value, result.is_error)
-        : toolResultValue("the provider returned no result for this call", true);
-      const [saved] = this.writes.add([toolMessage(call.id, value)]);
-      yield makeEvent("tool_call_result", {
-        tool_call_id: call.id,
-        message_id: saved.message_id,
-        content: value,
-        is_error: !result || result.is_error,
-        provider_executed: true,
-      });
-    }
+    yield* storeAnswer(this.writes, message_id, answer, step);
     // A step without calls is the run's last.
     await this.checkpoint([], calls.length === 0);
     yield* this.open.stepFinished();

@@ -86,6 +86,8 @@ export interface RunSetup {
   resume: ResumePayload | null;
   /** Model steps allowed in one run (manifest `agent.max_steps`). */
   max_steps: number;
+  /** Whether reasoning is streamed to clients (manifest `agent.reasoning`). */
+  show_reasoning: boolean;
 }
 
 /** How the engine answers one pending call when the run starts. */

@@ -19,6 +19,7 @@ async function drive(events: ModelEvent[]) {
     open: new OpenEvents(),
     answer,
     message_id: "m1",
+    showReasoning: true,
     signal: new AbortController().signal,
   };
   const gen = streamStep(from(events), sink);
@@ -44,6 +45,9 @@ Deno.test("model step: text, reasoning, calls, finish and warnings", async () =>
     { type: "finish", reason: "tool-calls", raw_reason: "tool_use", usage: { input_tokens: 3 } },
   ]);
   assert.deepEqual(out.map((e) => e.kind), [
+    "reasoning_message_start",
+    "reasoning_message_content",
+    "reasoning_message_end",
     "text_message_start",
     "text_message_content",
     "text_message_end",

@@ -13,12 +13,11 @@ import {
   type JsonPatchOperation,
   PROTOCOL_VERSION,
   type RunFinishedEvent,
-  type TokenUsage,
 } from "@ag-ui/core";
 import type { RunEvent, RunEventOf, RunStreamItem } from "../../api/events.ts";
-import type { Usage } from "../../api/usage.ts";
 import { type Cursor, frameId, isAfter, sseFrame } from "../../http/kit/mod.ts";
 import { contentText, toAgUiMessage } from "./messages.ts";
+import { agUiUsage, reasoningEvents } from "./model_output.ts";
 import { outcomeOf } from "./outcome.ts";
 import { ThreadFold } from "./thread_fold.ts";
 
@@ -48,6 +47,8 @@ export class AgUiEncoder {
   #started = false;
   #ended = false;
   readonly #openMessages = new Set<string>();
+  /** Reasoning messages started and not ended. */
+  readonly #openReasoning = new Set<string>();
   readonly #openCalls = new Set<string>();
   readonly #openSteps: string[] = [];
 
@@ -145,6 +146,10 @@ export class AgUiEncoder {
           timestamp,
           messageId: event.message_id,
         }]);
+      case "reasoning_message_start":
+      case "reasoning_message_content":
+      case "reasoning_message_end":
+        return this.#inRun(reasoningEvents(event, timestamp, this.#openReasoning));
       case "tool_call_start":
         this.#openCalls.add(event.tool_call_id);
         return this.#inRun([{
@@ -266,6 +271,11 @@ export class AgUiEncoder {
   /** Closing events for everything still open, innermost first. */
   #closeAll(timestamp: number): AgUiEvent[] {
     const out: AgUiEvent[] = [];
+    for (const messageId of this.#openReasoning) {
+      out.push({ type: EventType.REASONING_MESSAGE_END, timestamp, messageId });
+      out.push({ type: EventType.REASONING_END, timestamp, messageId });
+    }
+    this.#openReasoning.clear();
     for (const messageId of this.#openMessages) {
       out.push({ type: EventType.TEXT_MESSAGE_END, timestamp, messageId });
     }
@@ -351,17 +361,4 @@ export async function* agUiFrames(
       encoder.fail(`the run's event stream failed: ${String(err)}`, "stream_failed"),
     );
   }
-}
-
-/** Native usage as one AG-UI `TokenUsage` entry (counts the provider did not report absent). */
-function agUiUsage(usage: Usage): TokenUsage {
-  const out: TokenUsage = {};
-  if (usage.input_tokens !== undefined) out.inputTokens = usage.input_tokens;
-  if (usage.output_tokens !== undefined) out.outputTokens = usage.output_tokens;
-  if (usage.input_tokens !== undefined && usage.output_tokens !== undefined) {
-    out.totalTokens = usage.input_tokens + usage.output_tokens;
-  }
-  if (usage.reasoning_tokens !== undefined) out.reasoningTokens = usage.reasoning_tokens;
-  if (usage.cached_input_tokens !== undefined) out.cachedInputTokens = usage.cached_input_tokens;
-  return out;
 }

@@ -21,6 +21,7 @@ const event = <T extends EventType, S extends z.ZodRawShape>(
 
 const MessageId = z.string().describe("The assistant message's id (as stored).");
 const ToolCallId = z.string().describe("The tool call's id.");
+const ReasoningId = z.string().describe("The reasoning's id (one per reasoning block).");
 const StepName = z.string().describe("`model` or `tools`.");
 const ThreadId = z.string().describe("The thread (native session).");
 const RunId = z.string().describe("The run's id, as the client knows it.");
@@ -104,6 +105,24 @@ export const AgUiEventSchema = z.discriminatedUnion("type", [
     delta: z.string().describe("The next chunk."),
   }),
   event(EventType.TEXT_MESSAGE_END, "The message is complete.", { messageId: MessageId }),
+  event(EventType.REASONING_START, "The model begins reasoning.", { messageId: ReasoningId }),
+  event(EventType.REASONING_MESSAGE_START, "A reasoning message begins.", {
+    messageId: ReasoningId,
+    role: z.literal("reasoning").describe("Always `reasoning`."),
+  }),
+  event(EventType.REASONING_MESSAGE_CONTENT, "A chunk of the reasoning.", {
+    messageId: ReasoningId,
+    delta: z.string().describe("The next chunk."),
+  }),
+  event(EventType.REASONING_MESSAGE_END, "The reasoning message is complete.", {
+    messageId: ReasoningId,
+  }),
+  event(EventType.REASONING_ENCRYPTED_VALUE, "Reasoning the provider sent only encrypted.", {
+    subtype: z.literal("message").describe("Always `message`."),
+    entityId: ReasoningId,
+    encryptedValue: z.string().describe("The provider's opaque value."),
+  }),
+  event(EventType.REASONING_END, "The reasoning is complete.", { messageId: ReasoningId }),
   event(EventType.TOOL_CALL_START, "The model begins a tool call.", {
     toolCallId: ToolCallId,
     toolCallName: z.string().describe("The tool called."),

@@ -113,6 +113,15 @@ export class AiSdkEncoder {
       case "text_message_end":
         if (!this.#openText.delete(event.message_id)) return [];
         return [{ type: "text-end", id: event.message_id }];
+      case "reasoning_message_start":
+        this.#openText.add(event.message_id);
+        return [{ type: "reasoning-start", id: event.message_id }];
+      case "reasoning_message_content":
+        if (!this.#openText.has(event.message_id)) return [];
+        return [{ type: "reasoning-delta", id: event.message_id, delta: event.delta }];
+      case "reasoning_message_end":
+        if (!this.#openText.delete(event.message_id)) return [];
+        return [{ type: "reasoning-end", id: event.message_id }];
       case "tool_call_start": {
         const provider = event.provider_executed === true;
         this.#calls.set(event.tool_call_id, { name: event.tool_name, input: "", provider });

@@ -30,6 +30,7 @@ Deno.test("an agent block needs only a name; its model and capabilities have def
     model: { provider: "echo" },
     capabilities: [],
     max_steps: 25,
+    reasoning: "show",
   });
   assert.deepEqual(issues(AgentSchema.safeParse({ name: "a", max_steps: 0 })), [
     ["max_steps", "Too small: expected number to be >=1"],

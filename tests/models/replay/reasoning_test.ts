@@ -1,0 +1,82 @@
+/**
+ * Reasoning of recorded real streams (DeepSeek `reasoning_content`, Anthropic thinking and
+ * redacted thinking, xAI reasoning) on the wire and in the store: native `reasoning_message_*`
+ * events, AG-UI `REASONING_*` through `@ag-ui/client`, the stored `reasoning` part, byte for byte
+ * as recorded, whole and cut into pieces; `agent.reasoning = "hide"` keeps it off the wire only.
+ */
+import assert from "node:assert/strict";
+import { agUiRun, run, startRig, storedMessages, user } from "./run_kit.ts";
+import { cuts, payloads, recordedReasoning, recording, replay, type Wire } from "./server.ts";
+
+// deno-lint-ignore no-explicit-any
+type Loose = any;
+
+const fixtures = [
+  "openai/deepseek-reasoning.chunks.txt",
+  "anthropic/anthropic-thinking.chunks.txt",
+  "anthropic/anthropic-redacted-thinking.sse",
+];
+
+for (const fixture of fixtures) {
+  for (const piece of [undefined, 7]) {
+    const how = piece ? ` (in ${piece}-byte pieces)` : "";
+    Deno.test(`replay: ${fixture}: reasoning streamed and stored${how}`, async () => {
+      const rec = recording(fixture);
+      if (piece) assert.ok(cuts(rec, piece).events > 0);
+      await using rig = await startRig(rec.wire as Wire);
+      rig.replay.enqueue(replay(rec, { piece }), replay(rec, { piece }));
+      const events = await run(rig.t, { session_id: "r", messages: [user("think")] });
+      const reasoning = recordedReasoning(rec);
+      const redacted = (payloads(rec) as Loose[]).filter((p) =>
+        p.content_block?.type === "redacted_thinking"
+      ).map((p) => p.content_block.data);
+      assert.ok(reasoning.length > 0 || redacted.length > 0, "the recording has reasoning");
+      const streamed = events.filter((e) => e.kind === "reasoning_message_content")
+        .map((e) => e.delta).join("");
+      assert.equal(streamed, reasoning);
+      const starts = events.filter((e) => e.kind === "reasoning_message_start");
+      const ends = events.filter((e) => e.kind === "reasoning_message_end");
+      assert.equal(starts.length, ends.length);
+      assert.ok(starts.every((s) => typeof s.parent_message_id === "string"));
+
+      const stored = await storedMessages(rig.t, "r") as Loose[];
+      const parts = stored.find((m) => m.role === "assistant").content;
+      const kept = parts.filter((p: Loose) => p.type === "reasoning");
+      assert.equal(kept.map((p: Loose) => p.value).join(""), reasoning);
+      assert.equal(kept.length, starts.length, "one stored part per streamed block");
+
+      // Redacted thinking: only its encrypted value, on the wire as in the store.
+      assert.deepEqual(ends.flatMap((e) => e.encrypted_value ? [e.encrypted_value] : []), redacted);
+      assert.deepEqual(
+        kept.flatMap((p: Loose) => p.provider_metadata?.anthropic?.redactedData ?? []),
+        redacted,
+      );
+
+      const agUi = await agUiRun(rig.t, "think");
+      const agText = agUi.filter((e) => e.type === "REASONING_MESSAGE_CONTENT")
+        .map((e) => (e as Loose).delta).join("");
+      assert.equal(agText, reasoning);
+      assert.equal(agUi.filter((e) => e.type === "REASONING_START").length, starts.length);
+      assert.deepEqual(
+        agUi.filter((e) => e.type === "REASONING_ENCRYPTED_VALUE").map((e) =>
+          (e as Loose).encryptedValue
+        ),
+        redacted,
+      );
+    });
+  }
+}
+
+Deno.test("replay: reasoning = hide keeps reasoning off the wire, not out of the store", async () => {
+  const rec = recording("openai/deepseek-reasoning.chunks.txt");
+  await using rig = await startRig("openai", { agent: { reasoning: "hide" } });
+  rig.replay.enqueue(replay(rec), replay(rec));
+  const events = await run(rig.t, { session_id: "h", messages: [user("think")] });
+  assert.ok(!events.some((e) => e.kind.startsWith("reasoning_")));
+  const agUi = await agUiRun(rig.t, "think");
+  assert.ok(!agUi.some((e) => e.type.startsWith("REASONING")));
+  const stored = await storedMessages(rig.t, "h") as Loose[];
+  const parts = stored.find((m) => m.role === "assistant").content;
+  assert.equal(parts[0].type, "reasoning");
+  assert.equal(parts[0].value, recordedReasoning(rec));
+});
