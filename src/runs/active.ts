@@ -22,6 +22,12 @@ export interface ActiveRun {
   session_id: string;
   /** The attempt executing it here: every write carries it (fencing). */
   attempt: number;
+  /**
+   * `performance.now()` when this replica last knew it owned the run (its start or claim, a
+   * heartbeat): a replica that has not for most of a lease (it was paused) holds the run's events
+   * back until a heartbeat says it still owns it (see `Delivery.flush`).
+   */
+  leaseAt: number;
   /** Aborts the engine (its model stream and tools) through one signal. */
   controller: AbortController;
   /** Why the service aborted it, when it did. */

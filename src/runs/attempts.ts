@@ -35,6 +35,7 @@ export function resumedActive(claimed: ClaimedRun): ActiveRun {
     run_id: claimed.run_id,
     session_id: claimed.session_id,
     attempt: claimed.attempt,
+    leaseAt: performance.now(),
     controller: new AbortController(),
     attached: undefined,
     done: Promise.resolve(),
@@ -62,6 +63,8 @@ export async function passOn(
 ): Promise<void> {
   const { store, delivery, log } = deps;
   if (active.reason === "handoff") {
+    // Not paused but stopping: what it said before the hand-over goes out first.
+    active.leaseAt = performance.now();
     await delivery.flush();
     const released = await store.releaseRun(active.run_id, active.attempt).catch((err) => {
       log.warn("could not release run: it is resumed once its lease runs out", {

@@ -25,6 +25,12 @@ export type AttachedLimits =
   & Pick<Config["manifest"]["runtime"]["attached"], "buffer" | "drain_timeout">
   & { max_unread_bytes?: number };
 
+/**
+ * Events of one run held back while its lease is in doubt, at most; past that they go out (a
+ * store outage must not grow memory without bound).
+ */
+const HOLD_MAX = 10_000;
+
 /** Events waiting for the end of the event-loop turn, of one run. */
 interface OutboxEntry {
   active: ActiveRun;
@@ -41,11 +47,17 @@ export class Delivery {
   readonly #outbox = new Map<string, OutboxEntry>();
   #flushTimer?: ReturnType<typeof setImmediate>;
 
-  /** Delivery through `pubsub`, with attached streams bounded by `limits`. */
-  constructor(pubsub: PubSub, log: Logger, limits: AttachedLimits) {
+  readonly #leaseMs: number | undefined;
+
+  /**
+   * Delivery through `pubsub`, with attached streams bounded by `limits`; with `leaseMs`, a run's
+   * events are held back once its lease was last confirmed more than most of it ago.
+   */
+  constructor(pubsub: PubSub, log: Logger, limits: AttachedLimits, leaseMs?: number) {
     this.#pubsub = pubsub;
     this.#log = log;
     this.#limits = limits;
+    this.#leaseMs = leaseMs;
   }
 
   /**
@@ -90,9 +102,17 @@ export class Delivery {
     if (this.#flushTimer !== undefined) clearImmediate(this.#flushTimer);
     this.#flushTimer = undefined;
     const appends: Promise<void>[] = [];
-    for (const [runId, { active, entries, sealed }] of this.#outbox) {
+    const held: [string, OutboxEntry][] = [];
+    for (const [runId, box] of this.#outbox) {
+      const { active, entries, sealed } = box;
       // A fenced attempt's last events stay unsaid (see `deliver`).
       if (active.reason === "fenced") continue;
+      // A replica that woke from a pause longer than its lease may have lost the run: its events
+      // wait for the next heartbeat (`flush` again), so none is mixed into another attempt's.
+      if (this.#inDoubt(active) && entries.length < HOLD_MAX) {
+        held.push([runId, box]);
+        continue;
+      }
       const message = entries.length === 1
         ? entries[0].message
         : `[${entries.map((e) => e.message).join(",")}]`;
@@ -106,7 +126,13 @@ export class Delivery {
       if (active.chain) this.#pubsub.publish(chainChannel(active.chain), message).catch(failed);
     }
     this.#outbox.clear();
+    for (const [runId, box] of held) this.#outbox.set(runId, box);
     return Promise.all(appends).then(() => {});
+  }
+
+  /** Whether the run's lease was last confirmed more than most of a lease ago. */
+  #inDoubt(active: ActiveRun): boolean {
+    return this.#leaseMs !== undefined && performance.now() - active.leaseAt > this.#leaseMs * 0.8;
   }
 
   /**

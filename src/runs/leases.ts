@@ -41,6 +41,8 @@ export interface LeaseDeps {
   abort: (runId: string) => void;
   /** Stops a run of this replica that another attempt owns now, writing nothing more. */
   fenced: (runId: string) => void;
+  /** The heartbeat begun at `at` (`performance.now()`) confirmed these runs are still ours. */
+  renewed: (runIds: string[], at: number) => void;
   /** False while this replica takes no new work (shutdown): it claims nothing then. */
   accepting: () => boolean;
   /** Goes on with a run this replica claimed. */
@@ -100,8 +102,11 @@ export class Leases {
     const running = this.#deps.running();
     if (running.length === 0) return;
     try {
+      const at = performance.now();
       const fenced = await this.#deps.store.heartbeat(this.#deps.replicaId, running);
       for (const runId of fenced) this.#deps.fenced(runId);
+      const lost = new Set(fenced);
+      this.#deps.renewed(running.map((r) => r.run_id).filter((id) => !lost.has(id)), at);
       this.#reachableSince ??= this.#deps.clock.now();
     } catch (err) {
       this.#reachableSince = undefined;

@@ -100,7 +100,12 @@ export class RunService {
     this.#log = options.log.with({ replica: this.replicaId });
     const runtime = options.config.manifest.runtime;
     this.#pollInterval = runtime.replica.poll_interval;
-    this.#delivery = new Delivery(this.#pubsub, this.#log, runtime.attached);
+    this.#delivery = new Delivery(
+      this.#pubsub,
+      this.#log,
+      runtime.attached,
+      runtime.replica.lease,
+    );
     this.#maxAttempts = runtime.runs.max_attempts;
     this.#leases = new Leases({
       store: this.#store,
@@ -115,6 +120,13 @@ export class RunService {
         [...this.#active.values()].map((a) => ({ run_id: a.run_id, attempt: a.attempt })),
       abort: (runId) => this.#abortLocal(runId),
       fenced: (runId) => this.#handOff(runId, "fenced"),
+      renewed: (runIds, at) => {
+        for (const id of runIds) {
+          const active = this.#active.get(id);
+          if (active) active.leaseAt = Math.max(active.leaseAt, at);
+        }
+        void this.#delivery.flush();
+      },
       accepting: () => this.#accepting,
       resume: (run) => void this.#resume(run),
     });
@@ -155,6 +167,7 @@ export class RunService {
       run_id: runId,
       session_id: sessionId,
       attempt: 1,
+      leaseAt: performance.now(),
       controller: new AbortController(),
       attached: attached ? this.#delivery.attachedQueue() : undefined,
       done: Promise.resolve(),
@@ -379,6 +392,8 @@ export class RunService {
     try {
       const deps = { store: this.#store, log: this.#log, givingUp: () => this.#stopRetrying };
       const run = record = await saveOutcome(deps, active, outcome);
+      // The outcome's write was fenced: the run was still this attempt's.
+      active.leaseAt = performance.now();
       finished = makeEvent("run_finished", {
         session_id: active.session_id,
         run_id: active.run_id,

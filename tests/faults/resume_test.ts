@@ -162,30 +162,40 @@ slowTest({
     "SIGSTOP past the lease, takeover, SIGCONT: the paused replica writes nothing",
     async () => {
       const run_id = "paused";
-      const words = Array.from({ length: 40 }, (_, i) => `p${i}`).join(" ");
+      const words = Array.from({ length: 60 }, (_, i) => `p${i}`).join(" ");
       const { session_id, watch } = await startOnA(run_id, words, 50);
       await watch.until("text_message_content");
       replicas.a.kill("SIGSTOP");
+      // B takes the run over; A wakes up while B's attempt still answers: A's model stream goes
+      // on, its events are held (its lease is in doubt), its step and outcome are refused.
+      await eventually(async () => (await record(run_id)).attempt === 2, {
+        timeout: 10_000,
+        interval: 50,
+        what: "B to take the run over",
+      });
+      replicas.a.kill("SIGCONT");
+      const events = await watch.all();
       const run = await finished(run_id);
-      await watch.all();
       assert.equal(run.status, "completed");
       assert.equal(run.attempt, 2);
-      const before = await conversation(session_id);
-      const checkpoints = await sql`SELECT checkpoint_id FROM resume.checkpoints
-      WHERE session_id = ${session_id}`;
-      // A wakes up mid-answer: its model stream goes on, its step and outcome are refused.
-      replicas.a.kill("SIGCONT");
+      const ids = events.map((e) => Number(e.id));
+      assert.deepEqual(ids, ids.map((_, i) => i + 1), "one numbering, no event of A among B's");
+      const at = events.findIndex((e) => e.event === "run_resumed");
+      const answer = events.slice(at).filter((e) => e.event === "text_message_content")
+        .map((e) => JSON.parse(e.data).delta).join("");
+      assert.equal(answer, words, "B's answer, nothing of A mixed in");
       await eventually(
         () => replicas.a.logs.some((l) => l.includes("run stopped: another attempt owns it")),
         { timeout: 15_000, what: "replica a to stop the run it lost" },
       );
-      assert.deepEqual(await conversation(session_id), before, "no message of a landed");
-      assert.deepEqual(before.map((m) => m.role), ["user", "assistant"]);
-      const after = await sql`SELECT checkpoint_id FROM resume.checkpoints
-      WHERE session_id = ${session_id}`;
-      assert.equal(after.length, checkpoints.length, "no checkpoint of a landed");
+      const messages = await conversation(session_id);
+      assert.deepEqual(messages.map((m) => m.role), ["user", "assistant"], "no message of A");
+      assert.equal((messages[1].content as { value: string }[])[0].value, words);
+      const checkpoints = await sql`SELECT checkpoint_id FROM resume.checkpoints
+        WHERE session_id = ${session_id}`;
+      assert.equal(checkpoints.length, 1, "B's one step; no checkpoint of A");
       const [row] = await sql`SELECT status, attempt, result FROM resume.runs
-      WHERE run_id = ${run_id}`;
+        WHERE run_id = ${run_id}`;
       assert.deepEqual({ ...row }, { status: "completed", attempt: 2, result: run.result });
     },
   );

@@ -12,6 +12,7 @@ export function activeRun(extra: Partial<ActiveRun> = {}): ActiveRun {
     run_id: uniqueName("run"),
     session_id: "s1",
     attempt: 1,
+    leaseAt: performance.now(),
     controller: new AbortController(),
     done: Promise.resolve(),
     seq: 0,

@@ -209,3 +209,27 @@ Deno.test("delivery over HTTP: an attached client that stops reading is dropped;
   const messages = await (await t.fetch(`/v1/runs/${runId}`)).json();
   assert.equal((messages.result.text as string).split(" ").length, 50_000);
 });
+
+Deno.test("delivery: a run whose lease is in doubt holds its events until it is renewed", async () => {
+  const { pubsub } = recording();
+  const delivery = new Delivery(pubsub, log, limits, 1_000);
+  // Last known to be ours 2 s ago: this replica was paused longer than the lease.
+  const active = activeRun({ leaseAt: performance.now() - 2_000 });
+  delivery.deliver(active, text("x"));
+  await delivery.flush();
+  const channel = runChannel(active.run_id);
+  assert.equal(await pubsub.history(channel, 0), null, "nothing goes out while in doubt");
+  // A heartbeat says the run is still ours: what was held goes out, in order.
+  active.leaseAt = performance.now();
+  delivery.deliver(active, text("y"));
+  await delivery.flush();
+  assert.deepEqual((await pubsub.history(channel, 0))?.entries.map((e) => e.seq), [1, 2]);
+  // Fenced instead: held events are dropped, never published.
+  const lost = activeRun({ leaseAt: performance.now() - 2_000 });
+  delivery.deliver(lost, text("z"));
+  await delivery.flush();
+  lost.reason = "fenced";
+  await delivery.flush();
+  assert.equal(await pubsub.history(runChannel(lost.run_id), 0), null);
+  await pubsub.close();
+});

@@ -59,6 +59,7 @@ function leasesOf(fx: TestStore, running: string[], maxAttempts = 1) {
     running: () => running.map((run_id) => ({ run_id, attempt: 1 })),
     abort: (runId) => aborted.push(runId),
     fenced: (runId) => fenced.push(runId),
+    renewed: () => {},
     accepting: () => true,
     resume: (run) => resumed.push(run),
   });
