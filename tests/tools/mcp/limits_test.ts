@@ -8,7 +8,13 @@
  */
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
-import { eventually, probeHealth, startTestServer, type TestServer } from "../../_kit/mod.ts";
+import {
+  eventually,
+  probeHealth,
+  slowTest,
+  startTestServer,
+  type TestServer,
+} from "../../_kit/mod.ts";
 import { MAX_LINE_BYTES, MAX_TOOLS } from "../../../src/tools/mcp/mod.ts";
 import { DENO_JSON, onlyResult, run, user } from "./helpers.ts";
 
@@ -49,7 +55,7 @@ Deno.test("mcp limits: a reply over the line cap is refused without a freeze", a
   assert.ok(!t.logs.some((l) => l.includes("mcp server stopped")), "no restart was needed");
 });
 
-Deno.test("mcp limits: a server that does not read its stdin is stopped and restarted", async () => {
+slowTest("mcp limits: a server that does not read its stdin is stopped and restarted", async () => {
   await using t = await startTestServer({ manifest: manifest() });
   const before = Deno.memoryUsage().rss;
   const probe = probeHealth(t.url);
@@ -75,7 +81,7 @@ Deno.test("mcp limits: a server that does not read its stdin is stopped and rest
   assert.match(await call(t, "ok"), /fine/, "the restarted server answers");
 });
 
-Deno.test("mcp limits: thousands of tools and a list_changed storm keep MAX_TOOLS", async () => {
+slowTest("mcp limits: thousands of tools and a list_changed storm keep MAX_TOOLS", async () => {
   await using t = await startTestServer({ manifest: manifest({ TOOLS: "3000" }) });
   const capped = () => t.logs.filter((l) => l.includes("lists too many tools")).length;
   assert.equal(capped(), 1, "the first list was capped");
