@@ -9,7 +9,7 @@ import type { AddOn } from "./http/kit/mod.ts";
 import { agUiAddOn } from "./protocols/ag_ui/mod.ts";
 import { aiSdkAddOn } from "./protocols/ai_sdk/mod.ts";
 import { a2aAddOn } from "./protocols/a2a/mod.ts";
-import { listen, type Listener } from "./http/listener.ts";
+import type { Listener } from "./http/listener.ts";
 import { createLogger, type Logger, resolveLogFormat, withSecrets } from "./log.ts";
 import { secretScrubber, secretValues } from "./secrets.ts";
 import type { Store } from "./store/mod.ts";
@@ -322,6 +322,7 @@ export async function startServer(
   });
   const { runs, store, metrics, log } = services;
   try {
+    const { listen } = await import("./http/listener.ts"); // node:http, not for serverless.ts
     listener = await listen(services.app.fetch, {
       host: options.host ?? http.host,
       port: options.port ?? http.port,
