@@ -264,3 +264,30 @@ function withoutFalse(value: unknown): unknown {
     Object.entries(value).filter(([, v]) => v !== false).map(([k, v]) => [k, withoutFalse(v)]),
   );
 }
+
+Deno.test("run_resumed: WORKING again; the lost attempt's held-back text never goes out", () => {
+  const frames = encodeAll([
+    makeEvent("run_started", ids),
+    makeEvent("text_message_start", { message_id: "lost", role: "assistant" }),
+    makeEvent("text_message_content", { message_id: "lost", delta: "half " }),
+    makeEvent("text_message_content", { message_id: "lost", delta: "an ans" }),
+    makeEvent("run_resumed", { ...ids, attempt: 2 }),
+    ...textEvents("m2", ["whole"]),
+    finished("completed", { result: { text: "whole", context: null } }),
+  ]);
+  assert.deepEqual(frames.map(kind), [
+    "statusUpdate",
+    "artifactUpdate",
+    "statusUpdate",
+    "artifactUpdate",
+    "statusUpdate",
+  ]);
+  assert.equal(statusOf(frames[2]).status.state, "TASK_STATE_WORKING");
+  // Only the chunk sent before the loss went out of the lost message; "an ans" was dropped.
+  const texts = frames.filter((f) => "artifactUpdate" in f).map((f) =>
+    JSON.stringify(artifactOf(f).artifact.parts)
+  );
+  assert.ok(texts[0].includes("half ") && !texts.some((t) => t.includes("an ans")));
+  assert.equal(artifactOf(frames[3]).artifact.artifactId, "m2");
+  assert.equal(statusOf(frames[4]).status.state, "TASK_STATE_COMPLETED");
+});

@@ -320,3 +320,47 @@ Deno.test("frame ids: N, N.1 … per event; resuming after any of them gives exa
     assert.deepEqual(resumed.slice(0, 2).map((e) => e.type), ["RUN_STARTED", "MESSAGES_SNAPSHOT"]);
   }
 });
+
+Deno.test("run_resumed: the lost attempt's open events close, the snapshot at the checkpoint follows", async () => {
+  const user = message({ role: "user", content: [{ type: "text", value: "hi" }] });
+  const events: RunEvent[] = [
+    started,
+    makeEvent("step_started", { step: 1, step_name: "model" }),
+    makeEvent("text_message_start", { message_id: "lost", role: "assistant" }),
+    makeEvent("text_message_content", { message_id: "lost", delta: "half an ans" }),
+    makeEvent("run_resumed", { session_id: S, run_id: R, attempt: 2 }),
+    makeEvent("messages_snapshot", { messages: [user] }),
+    makeEvent("step_started", { step: 1, step_name: "model" }),
+    makeEvent("text_message_start", { message_id: "m2", role: "assistant" }),
+    makeEvent("text_message_content", { message_id: "m2", delta: "whole" }),
+    makeEvent("text_message_end", { message_id: "m2" }),
+    makeEvent("step_finished", { step: 1, step_name: "model" }),
+    finished(),
+  ];
+  const out = encodeAll(events);
+  assert.deepEqual(types(out), [
+    "RUN_STARTED",
+    "STEP_STARTED",
+    "TEXT_MESSAGE_START",
+    "TEXT_MESSAGE_END",
+    "STEP_FINISHED",
+    "CUSTOM",
+    "MESSAGES_SNAPSHOT",
+    "STEP_STARTED",
+    "TEXT_MESSAGE_START",
+    "TEXT_MESSAGE_END",
+    "STEP_FINISHED",
+    "RUN_FINISHED",
+  ]);
+  const custom = out.find((e) => e.type === "CUSTOM")!;
+  assert.deepEqual(custom, {
+    type: "CUSTOM",
+    timestamp: custom.timestamp,
+    name: "run_resumed",
+    value: { attempt: 2 },
+  });
+  // A client re-attached after the loss (from the resume on) still gets a stream that opens.
+  const late = encodeAll(events.slice(4));
+  assert.deepEqual(types(late).slice(0, 3), ["RUN_STARTED", "CUSTOM", "MESSAGES_SNAPSHOT"]);
+  checkStream(await frames(events));
+});

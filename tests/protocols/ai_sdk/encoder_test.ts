@@ -253,3 +253,39 @@ Deno.test("ai_sdk encoder: cancelled, failed, waiting and broken runs", async ()
   assert.deepEqual(types(ended.chunks), ["start", "error", "finish"]);
   assert.match(String(ended.chunks[1].errorText), /stream_ended/);
 });
+
+Deno.test("ai_sdk encoder: run_resumed ends the lost step, says so, and the new step follows", async () => {
+  const { chunks } = await encode([
+    makeEvent("run_started", ids),
+    makeEvent("step_started", { step: 1, step_name: "model" }),
+    makeEvent("text_message_start", { message_id: "lost", role: "assistant" }),
+    makeEvent("text_message_content", { message_id: "lost", delta: "half" }),
+    makeEvent("run_resumed", { ...ids, attempt: 2 }),
+    makeEvent("messages_snapshot", { messages: [] }),
+    makeEvent("step_started", { step: 1, step_name: "model" }),
+    makeEvent("text_message_start", { message_id: "a2", role: "assistant" }),
+    makeEvent("text_message_content", { message_id: "a2", delta: "whole" }),
+    makeEvent("text_message_end", { message_id: "a2" }),
+    finished("completed"),
+  ]);
+  assert.deepEqual(types(chunks), [
+    "start",
+    "start-step",
+    "text-start",
+    "text-delta",
+    "text-end",
+    "finish-step",
+    "data-run_resumed",
+    "start-step",
+    "text-start",
+    "text-delta",
+    "text-end",
+    "finish-step",
+    "finish",
+  ]);
+  assert.deepEqual(chunks[6], {
+    type: "data-run_resumed",
+    id: "run_resumed",
+    data: { attempt: 2 },
+  });
+});
