@@ -59,6 +59,7 @@ export class AiSdkEncoder {
   #ended = false;
   #stepOpen = false;
   readonly #openText = new Set<string>();
+  readonly #openReasoning = new Set<string>();
   readonly #calls = new Map<string, OpenCall>();
   /** Calls the client has seen (input available), so a result never names an unknown call. */
   readonly #known = new Set<string>();
@@ -114,13 +115,14 @@ export class AiSdkEncoder {
         if (!this.#openText.delete(event.message_id)) return [];
         return [{ type: "text-end", id: event.message_id }];
       case "reasoning_message_start":
-        this.#openText.add(event.message_id);
+        this.#openReasoning.add(event.message_id);
         return [{ type: "reasoning-start", id: event.message_id }];
       case "reasoning_message_content":
-        if (!this.#openText.has(event.message_id)) return [];
+        if (!this.#openReasoning.has(event.message_id)) return [];
         return [{ type: "reasoning-delta", id: event.message_id, delta: event.delta }];
       case "reasoning_message_end":
-        if (!this.#openText.delete(event.message_id)) return [];
+        // An encrypted value (redacted thinking) stays with agentd: the client shows no text.
+        if (!this.#openReasoning.delete(event.message_id)) return [];
         return [{ type: "reasoning-end", id: event.message_id }];
       case "tool_call_start": {
         const provider = event.provider_executed === true;
@@ -218,8 +220,13 @@ export class AiSdkEncoder {
     return [{ type: "finish-step" }];
   }
 
+  /** Ends the open text and reasoning parts (a step or the run ends under them). */
   #closeText(): UIMessageChunk[] {
-    const out: UIMessageChunk[] = [...this.#openText].map((id) => ({ type: "text-end", id }));
+    const out: UIMessageChunk[] = [
+      ...[...this.#openReasoning].map((id): UIMessageChunk => ({ type: "reasoning-end", id })),
+      ...[...this.#openText].map((id): UIMessageChunk => ({ type: "text-end", id })),
+    ];
+    this.#openReasoning.clear();
     this.#openText.clear();
     return out;
   }

@@ -88,6 +88,7 @@ const ProviderExecuted = z.literal(true).optional().describe(
   "Present when the provider runs the call itself (web search …): `onToolCall` does not fire.",
 );
 const PartId = z.string().describe("The text part's id (the agentd assistant message's id).");
+const ReasoningId = z.string().describe("The reasoning part's id (agentd's reasoning block id).");
 
 /** The UI message stream chunks the add-on writes, each the `data:` of one SSE frame. */
 export const AiSdkChunkSchema = z.union([
@@ -108,6 +109,19 @@ export const AiSdkChunkSchema = z.union([
     delta: z.string().describe("The next chunk of text."),
   }),
   z.object({ type: z.literal("text-end").describe("The text part is complete."), id: PartId }),
+  z.object({
+    type: z.literal("reasoning-start").describe("A reasoning part begins."),
+    id: ReasoningId,
+  }),
+  z.object({
+    type: z.literal("reasoning-delta").describe("More of the model's reasoning."),
+    id: ReasoningId,
+    delta: z.string().describe("The next chunk of reasoning text."),
+  }),
+  z.object({
+    type: z.literal("reasoning-end").describe("The reasoning part is complete."),
+    id: ReasoningId,
+  }),
   z.object({
     type: z.literal("tool-input-start").describe("The model begins a tool call."),
     toolCallId: ToolCallId,

@@ -43,7 +43,7 @@ export async function startRig(
   const agent = { name: "replay", model, ...options.agent };
   const t = await startTestServer({
     store: options.store,
-    manifest: { agent, http_server: { protocol: { ag_ui: {} } } },
+    manifest: { agent, http_server: { protocol: { ag_ui: {}, ai_sdk: {} } } },
   });
   return {
     t,

@@ -140,13 +140,15 @@ export async function checkStream(text: string): Promise<Record<string, unknown>
   assert.equal(chunks[0]?.type, "start");
   assert.equal(chunks.at(-1)?.type, "finish");
   assert.equal(chunks.filter((c) => c.type === "finish").length, 1);
-  const open = new Set<unknown>();
-  for (const c of chunks) {
-    if (c.type === "text-start") open.add(c.id);
-    if (c.type === "text-delta") assert.ok(open.has(c.id), "text outside an open part");
-    if (c.type === "text-end") assert.ok(open.delete(c.id), "end of a part not open");
+  for (const kind of ["text", "reasoning"]) {
+    const open = new Set<unknown>();
+    for (const c of chunks) {
+      if (c.type === `${kind}-start`) open.add(c.id);
+      if (c.type === `${kind}-delta`) assert.ok(open.has(c.id), `${kind} outside an open part`);
+      if (c.type === `${kind}-end`) assert.ok(open.delete(c.id), `end of a ${kind} part not open`);
+    }
+    assert.equal(open.size, 0, `every ${kind} part is closed`);
   }
-  assert.equal(open.size, 0, "every text part is closed");
   return chunks;
 }
 

@@ -134,6 +134,28 @@ Deno.test("ai_sdk encoder: a call the provider runs says so", async () => {
   ]);
 });
 
+Deno.test("ai_sdk encoder: reasoning parts, closed as reasoning when the stream breaks", async () => {
+  const { chunks } = await encode([
+    makeEvent("run_started", ids),
+    makeEvent("step_started", { step: 1, step_name: "model" }),
+    makeEvent("reasoning_message_start", { message_id: "r1", parent_message_id: "a1" }),
+    makeEvent("reasoning_message_content", { message_id: "r1", delta: "think" }),
+    makeEvent("reasoning_message_end", { message_id: "r1" }),
+    makeEvent("reasoning_message_start", { message_id: "r2", parent_message_id: "a1" }),
+    makeEvent("text_message_start", { message_id: "a1", role: "assistant" }),
+    { notice: "transport_lost" },
+  ]);
+  assert.deepEqual(chunks.slice(2, 8), [
+    { type: "reasoning-start", id: "r1" },
+    { type: "reasoning-delta", id: "r1", delta: "think" },
+    { type: "reasoning-end", id: "r1" },
+    { type: "reasoning-start", id: "r2" },
+    { type: "text-start", id: "a1" },
+    { type: "reasoning-end", id: "r2" },
+  ]);
+  assert.equal(chunks[8].type, "text-end");
+});
+
 Deno.test("ai_sdk encoder: arguments that are not a JSON object are an input error", async () => {
   const { chunks } = await encode([
     makeEvent("run_started", ids),
