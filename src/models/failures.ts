@@ -33,12 +33,19 @@ export interface Failure {
   retryAfterMs?: number;
 }
 
-/** Anthropic error event types that a retry can cure. */
+/**
+ * Error frame types and codes a retry can cure, whichever provider streams them: Anthropic's
+ * event types, OpenAI's (and OpenAI-compatible servers') `server_error` and rate limits. The same
+ * frame is retried the same on every provider that speaks its wire.
+ */
 const TRANSIENT_ERROR_TYPES = new Set([
   "overloaded_error",
   "api_error",
   "rate_limit_error",
   "timeout_error",
+  "server_error",
+  "service_unavailable",
+  "rate_limit_exceeded",
 ]);
 
 /** Whether `value` is a non-null object. */
@@ -84,8 +91,10 @@ function isTransientStreamError(error: unknown): boolean {
   if (!isRecord(error)) return false;
   if (typeof error.isRetryable === "boolean") return error.isRetryable;
   if (typeof error.statusCode === "number") return isTransientStatus(error.statusCode);
-  const type = error.type ?? (isRecord(error.error) ? error.error.type : undefined);
-  return typeof type === "string" && TRANSIENT_ERROR_TYPES.has(type);
+  const inner = isRecord(error.error) ? error.error : error;
+  return [error.type, error.code, inner.type, inner.code].some((v) =>
+    typeof v === "string" && TRANSIENT_ERROR_TYPES.has(v)
+  );
 }
 
 /**

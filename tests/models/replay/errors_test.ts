@@ -1,0 +1,53 @@
+/**
+ * Errors of recorded streams: an early `server_error` frame (before any output) is retried the
+ * same on every provider that speaks the wire, decided on what the frame says; an error after
+ * output fails the run with what was said kept; a 429 before any output is retried.
+ */
+import assert from "node:assert/strict";
+import { run, startRig, storedMessages, user } from "./run_kit.ts";
+import { recordedText, recording, replay } from "./server.ts";
+
+// deno-lint-ignore no-explicit-any
+type Loose = any;
+
+for (const provider of ["openai", "openai-compatible"]) {
+  Deno.test(`replay: ${provider}: an early server_error frame is retried`, async () => {
+    await using rig = await startRig("openai", { provider });
+    const text = recording("openai/openai-text.chunks.txt");
+    rig.replay.enqueue(
+      replay(recording("openai/openai-early-server-error.chunks.txt")),
+      replay(text),
+    );
+    const events = await run(rig.t, { session_id: "e", messages: [user("hi")] });
+    const end = events.at(-1)!;
+    assert.equal(end.status, "completed", JSON.stringify(end.error));
+    assert.equal(rig.replay.requests.length, 2);
+    assert.equal((end.result as Loose).text, recordedText(text));
+  });
+}
+
+Deno.test("replay: an error frame after output fails the run, the text said is kept", async () => {
+  await using rig = await startRig("openai");
+  const rec = recording("openai/groq-error-after-output.sse");
+  rig.replay.enqueue(replay(rec));
+  const events = await run(rig.t, { session_id: "g", messages: [user("hi")] });
+  const end = events.at(-1)!;
+  assert.equal(end.status, "failed");
+  assert.equal((end.error as Loose).code, "model_stream");
+  assert.equal(rig.replay.requests.length, 1, "never retried after output");
+  const said = events.filter((e) => e.kind === "text_message_content").map((e) => e.delta).join("");
+  assert.equal(said, recordedText(rec));
+  const stored = await storedMessages(rig.t, "g") as Loose[];
+  assert.deepEqual(stored.at(-1).content.filter((p: Loose) => p.type === "text"), [
+    { type: "text", value: said },
+  ]);
+});
+
+Deno.test("replay: a Gemini 429 before any output is retried", async () => {
+  await using rig = await startRig("google");
+  const text = recording("google/google-text.chunks.txt");
+  rig.replay.enqueue(replay(recording("google/google-429-retry-info.json")), replay(text));
+  const events = await run(rig.t, { session_id: "q", messages: [user("hi")] });
+  assert.equal(events.at(-1)!.status, "completed");
+  assert.equal(rig.replay.requests.length, 2);
+});
