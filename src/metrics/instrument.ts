@@ -29,7 +29,7 @@ export function instrumentStore(store: Store, metrics: AgentdMetrics, tracer: Tr
     if (method === "createRun") metrics.runsStarted.inc();
     if (method === "finishRun") {
       const run = result as { status: string; error?: { code?: string } | null };
-      // A run the sweeper interrupted meanwhile was counted by the sweeper.
+      // A run the sweeper failed meanwhile (out of attempts) was counted by the sweeper.
       if (run.status !== "running" && run.error?.code !== "replica_lost") {
         metrics.runs.inc({ status: run.status });
       }

@@ -25,7 +25,7 @@ const CLAIM_BATCH = 32;
 export interface LeaseDeps {
   store: Store;
   pubsub: PubSub;
-  /** Delivers the end of a swept run. */
+  /** Delivers the end of a run the sweep failed (out of attempts). */
   delivery: Delivery;
   /** This replica's id: the owner its heartbeats refresh. */
   replicaId: string;
@@ -132,7 +132,7 @@ export class Leases {
       this.#lastSweep = now;
       this.#reachableSince ??= now;
       // After an outage every replica's heartbeats are stale, the live ones too: they get a lease
-      // of a reachable store to heartbeat again before anything is swept.
+      // of a reachable store to heartbeat again before anything is claimed.
       if (now - this.#reachableSince < replica.lease) return;
       await this.#claim(now, replica.lease);
     } catch (err) {

@@ -313,7 +313,7 @@ export interface Store {
    * The end boundary of a run, one transaction: writes `last` (its last step, as `commitStep`)
    * whatever the run's status, then moves a running run to its outcome (compare-and-set on
    * `running`). Returns the updated run, or the unchanged run when it was no longer running
-   * (cancelled or swept meanwhile). When `last` cannot be written nothing is. With `attempt`
+   * (cancelled, or failed by a sweep, meanwhile). When `last` cannot be written nothing is. With `attempt`
    * it is fenced (see `StepCommit.attempt`): `RunFenced` once another attempt owns the run.
    */
   finishRun(
