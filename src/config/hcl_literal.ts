@@ -178,7 +178,9 @@ class Parser {
       if (!m) throw new Outside();
       this.#pos += m[0].length;
       this.#endOfOperand();
-      return Number(m[0]);
+      const n = Number(m[0]);
+      if (!Number.isFinite(n)) throw new Outside();
+      return n;
     }
     const word = this.#ident();
     if (word === "true" || word === "false" || word === "null") {

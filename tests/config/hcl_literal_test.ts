@@ -103,6 +103,7 @@ Deno.test("hcl_literal: mistakes and expressions are left to hcl2json", () => {
       "protocol { ag_ui {} }",
       "b {\n  c = 1 }",
       "}",
+      "a = 1e400",
     ]
   ) {
     assert.equal(parseHclLiteral(text), undefined, text);
