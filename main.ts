@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { dirname, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import denoConfig from "./deno.json" with { type: "json" };
 import { ConfigError } from "./src/config/errors.ts";
@@ -22,7 +23,7 @@ const DEFAULT_MANIFEST = "./agent.hcl";
 const USAGE = `agentd ${VERSION}: run an LLM agent defined by a manifest and serve it over HTTP
 
 Usage:
-  agentd serve [MANIFEST] [--host HOST] [--port PORT] [--log-format FORMAT]
+  agentd serve [MANIFEST] [--host HOST] [--port PORT] [--log-format FORMAT] [--watch]
   agentd check [MANIFEST]
   agentd --help | --version
 
@@ -39,6 +40,8 @@ Options:
   --port PORT       serve: port to listen on (0 picks a free one); wins over http_server.port
   --log-format FMT  serve: text (for people), json, or auto (text on a terminal, the default);
                     wins over runtime.log_format and AGENT__LOG__FORMAT
+  --watch           serve: build the agent again when the manifest, a tool's file or .env
+                    changes (a broken save keeps the previous agent); deno task dev uses it
   -h, --help        Show this help (also after a command)
   -V, --version     Print the version
 
@@ -71,6 +74,7 @@ const OPTIONS = {
   host: { type: "string" },
   port: { type: "string" },
   "log-format": { type: "string" },
+  watch: { type: "boolean" },
   help: { type: "boolean", short: "h" },
   version: { type: "boolean", short: "V" },
 } as const;
@@ -80,7 +84,7 @@ type OptionName = keyof typeof OPTIONS;
 const GLOBAL_OPTIONS: readonly OptionName[] = ["help", "version"];
 /** What each command accepts on top of the global options. */
 const COMMAND_OPTIONS: Record<string, readonly OptionName[]> = {
-  serve: ["host", "port", "log-format"],
+  serve: ["host", "port", "log-format", "watch"],
 };
 
 /**
@@ -207,6 +211,11 @@ async function serve(parsed: Parsed): Promise<number> {
       `--log-format expects one of ${LOG_FORMATS.join(", ")}, got ${JSON.stringify(logFormat)}`,
     );
   }
+  const watch = parsed.flags.has("watch");
+  if (watch) {
+    const { loadDotEnv } = await import("./src/dev.ts");
+    await loadDotEnv(dirname(resolve(path)));
+  }
   const loaded = await load(path);
   const config: Config = logFormat === undefined ? loaded : {
     ...loaded,
@@ -225,16 +234,20 @@ async function serve(parsed: Parsed): Promise<number> {
   }
   // Loaded on demand: `check` and `--help` should not pull in the store, pub/sub and providers.
   const { startServer, StartupError } = await import("./src/server.ts");
-  const server = await startServer(config, {
+  const { startDevServer } = await import("./src/dev.ts");
+  const serverOptions = {
     host: typeof host === "string" ? host : undefined,
     port,
     handleSignals: true,
-  }).catch(async (error) => {
-    if (error instanceof StartupError) {
-      throw new ReportedError(`${path} cannot run:`, await placed(path, error.problems));
-    }
-    throw error;
-  });
+  };
+  const server =
+    await (watch ? startDevServer(path, config, serverOptions) : startServer(config, serverOptions))
+      .catch(async (error) => {
+        if (error instanceof StartupError) {
+          throw new ReportedError(`${path} cannot run:`, await placed(path, error.problems));
+        }
+        throw error;
+      });
   // One plain line on stdout whatever the log level, for people and scripts waiting for the port.
   console.log(`agentd ${VERSION} listening on ${server.url}`);
   await server.finished;

@@ -73,10 +73,7 @@ export interface ServerOptions {
   log?: Logger;
   /** Where the default logger writes its lines (stderr by default). */
   logWrite?: (line: string) => void;
-  /**
-   * Whether `logWrite` is a terminal, for `runtime.log_format = "auto"` (by default: stderr's,
-   * when `logWrite` is not given, else false).
-   */
+  /** Whether the log goes to a terminal (`log_format = "auto"`); stderr's without `logWrite`. */
   logTerminal?: boolean;
   /** Replica id (random by default). */
   replicaId?: string;
@@ -143,15 +140,22 @@ export interface Services {
   prepare(): void;
   /**
    * Graceful stop of everything `startServices` opened: the runs (within `graceMs`), MCP servers
-   * and tools, then `beforeTransports` (the listener's close), then pub/sub and the store.
+   * and tools, then `beforeTransports` (the listener's close), then pub/sub and the store (not
+   * with `keepStore`, nor when they were `shared`).
    */
-  close(graceMs?: number, beforeTransports?: () => Promise<void>): Promise<void>;
+  close(
+    graceMs?: number,
+    beforeTransports?: () => Promise<void>,
+    keepStore?: boolean,
+  ): Promise<void>;
 }
 
 /** Options of `startServices`: those of `startServer` that are not about listening. */
 export type ServicesOptions = Omit<ServerOptions, "host" | "port" | "handleSignals"> & {
   /** Whether the listener is at its connection cap (`/readyz` answers 503003 then). */
   saturated?: () => boolean;
+  /** An open store and pub/sub (the dev loop's previous agent's), used and left open. */
+  shared?: { store: Store; pubsub: PubSub };
 };
 
 /**
@@ -182,11 +186,9 @@ export async function startServices(
   // knows about metrics or spans.
   const metrics = createMetrics();
   const tracer = createTracer();
-  const store = instrumentStore(
-    await openConfiguredStore(config, log, options.clock),
-    metrics,
-    tracer,
-  );
+  const shared = options.shared;
+  const store = shared?.store ??
+    instrumentStore(await openConfiguredStore(config, log, options.clock), metrics, tracer);
   let pubsub: PubSub | undefined;
   let mcp: Pick<McpServers, "tools" | "close"> | undefined;
   // Built here (checkRuntime built them once already, without starting anything) so that their
@@ -194,8 +196,7 @@ export async function startServices(
   const tools = buildTools(config);
   try {
     mcp = await startMcp(config, log, env);
-    log.debug("opening pubsub", { pubsub: config.manifest.runtime.pubsub.kind });
-    pubsub = instrumentPubSub(
+    pubsub = shared?.pubsub ?? instrumentPubSub(
       await createPubSub(config.manifest.runtime.pubsub, {
         onError: (err) => {
           metrics.pubsubErrors.inc({ code: (err as { code?: string })?.code ?? "unknown" });
@@ -234,6 +235,7 @@ export async function startServices(
       log,
       replicaId: options.replicaId ?? config.manifest.runtime.replica.id,
       clock: options.clock,
+      claimAtOpen: !shared,
     });
     await runs.open();
     metrics.runsActive.collectWith(() => metrics.runsActive.set(undefined, runs.activeCount));
@@ -260,32 +262,25 @@ export async function startServices(
       prepare() {
         preloadProvider(config.manifest.agent.model.provider);
         const preparing = [...tools.values()].filter((tool) => tool.prepare);
-        if (preparing.length > 0) {
-          log.info("starting tool processes", { tools: preparing.map((tool) => tool.name) });
-        }
+        const names = preparing.map((tool) => tool.name);
+        if (names.length > 0) log.info("starting tool processes", { tools: names });
         for (const tool of preparing) {
           tool.prepare!().catch((err) =>
             log.warn("tool could not be prepared", { tool: tool.name, error: String(err) })
           );
         }
       },
-      async close(graceMs = config.manifest.runtime.replica.shutdown_grace, beforeTransports) {
+      async close(graceMs = runtime.replica.shutdown_grace, beforeTransports, keepStore) {
         // Each wait said before it starts, so a stop that hangs shows what it hangs on.
-        if (runs.activeCount > 0) {
-          log.info("waiting for runs to finish", {
-            active_runs: runs.activeCount,
-            grace_ms: graceMs,
-          });
-        }
+        const active_runs = runs.activeCount;
+        if (active_runs > 0) log.info("waiting for runs", { active_runs, grace_ms: graceMs });
         await runs.shutdown(graceMs);
         const mcpNames = Object.keys(config.manifest.mcp_server);
         if (mcpNames.length > 0) log.info("stopping mcp servers", { mcp_servers: mcpNames });
         await mcp!.close();
-        log.debug("stopping tool processes");
         await closeTools(tools);
-        log.debug("closing connections");
         await beforeTransports?.();
-        log.debug("closing pubsub and store");
+        if (shared || keepStore) return;
         await opened.close();
         await store.close();
       },
@@ -293,8 +288,10 @@ export async function startServices(
   } catch (err) {
     await mcp?.close().catch(() => {});
     await closeTools(tools).catch(() => {});
-    await pubsub?.close().catch(() => {});
-    await store.close().catch(() => {});
+    if (!shared) {
+      await pubsub?.close().catch(() => {});
+      await store.close().catch(() => {});
+    }
     throw err;
   }
 }

@@ -32,6 +32,11 @@ export interface LeaseDeps {
   replica: ReplicaSettings;
   /** Attempts a run gets (manifest `runtime.runs.max_attempts`). */
   maxAttempts: number;
+  /**
+   * False when another run service of this process still executes its runs on the same SQLite
+   * store (the dev loop's previous agent): opening then claims nothing.
+   */
+  claimAtOpen?: boolean;
   /** The time sweeps compare heartbeats with (the store's clock). */
   clock: Clock;
   log: Logger;
@@ -82,7 +87,7 @@ export class Leases {
     // SQLite is one process: a run still `running` when it opens was this process's before a
     // crash or a hand-over at shutdown, and goes on now; runs this replica already executes are
     // heartbeated first, so none is older than the moment the claim compares with.
-    if (store.kind === "sqlite") {
+    if (store.kind === "sqlite" && this.#deps.claimAtOpen !== false) {
       const opened = clock.now();
       await this.#heartbeat();
       await this.#claim(opened, 0);

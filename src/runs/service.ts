@@ -71,6 +71,8 @@ export interface RunServiceOptions {
   replicaId?: string;
   /** The time lease sweeps compare heartbeats with (the store's clock; real time by default). */
   clock?: Clock;
+  /** False: opening claims no SQLite run (another run service of the process still owns them). */
+  claimAtOpen?: boolean;
 }
 
 // The types of the service's signatures, for its callers.
@@ -116,6 +118,7 @@ export class RunService {
       clock: options.clock ?? systemClock,
       log: this.#log,
       maxAttempts: runtime.runs.max_attempts,
+      claimAtOpen: options.claimAtOpen,
       running: () =>
         [...this.#active.values()].map((a) => ({ run_id: a.run_id, attempt: a.attempt })),
       abort: (runId) => this.#abortLocal(runId),

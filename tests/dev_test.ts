@@ -1,0 +1,170 @@
+/**
+ * The dev loop: `serve --watch` with a manifest and a tool file in a folder. Editing the manifest
+ * changes the agent the next request sees, editing the tool's file changes the next call's result,
+ * a broken edit keeps the old agent serving and prints `file:line:col`, and a stream open across
+ * the reload goes on to its end.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { loadConfig } from "../src/config/load.ts";
+import { startDevServer } from "../src/dev.ts";
+import { eventually, slowTest, tempDir } from "./_kit/mod.ts";
+
+const ROOT = join(import.meta.dirname!, "..");
+
+function manifest(description: string): string {
+  return `agent {
+  name        = "dev"
+  description = "${description}"
+  model {
+    provider = "echo"
+  }
+}
+
+tool "word" {
+  kind     = "javascript"
+  module   = "./tools/word.js"
+  function = "word"
+}
+
+runtime {
+  storage {
+    path = ":memory:"
+  }
+}
+
+http_server {}
+`;
+}
+
+const tool = (word: string) => `export function word() {\n  return "${word}";\n}\n`;
+
+const user = (text: string) => ({ role: "user", content: [{ type: "text", value: text }] });
+
+slowTest({
+  name: "dev: edits take effect for the next run, a broken one keeps the old agent",
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn() {
+    await using dir = await tempDir();
+    await dir.write({ "agent.hcl": manifest("first"), "tools/word.js": tool("one") });
+    const child = new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", "--no-prompt", "--config", join(ROOT, "deno.json"), join(ROOT, "main.ts")]
+        .concat(["serve", "agent.hcl", "--watch", "--host", "127.0.0.1", "--port", "0"]),
+      cwd: dir.path,
+      env: { NO_COLOR: "1", AGENT__LOG__FORMAT: "json" },
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn();
+    const killer = setTimeout(() => child.kill("SIGKILL"), 90_000);
+    let stdout = "";
+    let stderr = "";
+    const decoder = () => new TextDecoderStream();
+    const reading = Promise.all([
+      (async () => {
+        for await (const text of child.stdout.pipeThrough(decoder())) stdout += text;
+      })(),
+      (async () => {
+        for await (const text of child.stderr.pipeThrough(decoder())) stderr += text;
+      })(),
+    ]);
+    try {
+      const url = await eventually(() => /listening on (http:\S+)/.exec(stdout)?.[1], {
+        timeout: 30_000,
+      });
+      assert.ok(url, stderr);
+      const agent = async () => await (await fetch(`${url}/v1/agent`)).json();
+      const run = async (text: string, params: Record<string, unknown> = {}) =>
+        await fetch(`${url}/v1/runs`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({
+            messages: [user(text)],
+            model: { override: { inference_params: { provider_params: params } } },
+          }),
+        });
+      const callWord = async () => await (await run("/call word {}")).text();
+      assert.equal((await agent()).description, "first");
+      assert.match(await callWord(), /"kind":"tool_call_result"[^\n]*"content":"one"/);
+
+      // A stream open across the reload: a slow answer, read after the edits.
+      const open = await run("a b c d e f g h i j k l m n o p", { delay_ms: 150 });
+      const reader = open.body!.pipeThrough(new TextDecoderStream()).getReader();
+      let rest = "";
+      while (!rest.includes("text_message_content")) {
+        const next = await reader.read();
+        assert.ok(!next.done, rest);
+        rest += next.value;
+      }
+
+      const reloads = () => (stderr.match(/"msg":"reloaded"/g) ?? []).length;
+      await Deno.writeTextFile(dir.join("tools", "word.js"), tool("two"));
+      await Deno.writeTextFile(dir.join("agent.hcl"), manifest("second"));
+      await eventually(() => reloads() >= 1 || undefined, { timeout: 20_000 });
+      await eventually(async () => (await agent()).description === "second" || undefined, {
+        timeout: 20_000,
+      });
+      assert.match(await callWord(), /"kind":"tool_call_result"[^\n]*"content":"two"/);
+
+      // The stream opened before the reload ends normally.
+      for (let next = await reader.read(); !next.done; next = await reader.read()) {
+        rest += next.value;
+      }
+      assert.match(rest, /"kind":"run_finished"[^\n]*"status":"completed"/, stderr);
+
+      // A broken save: the old agent goes on, the problem is printed with its place.
+      const before = reloads();
+      await Deno.writeTextFile(
+        dir.join("agent.hcl"),
+        manifest("third").replace('function = "word"', 'function = "wrod"'),
+      );
+      await eventually(() => stderr.includes("reload refused") || undefined, {
+        timeout: 20_000,
+      });
+      assert.match(
+        stderr,
+        /agent\.hcl:12:3: tool 'word': function "wrod": the module has no export named "wrod" \(did you mean "word"\?\)/,
+      );
+      assert.equal(reloads(), before);
+      assert.equal((await agent()).description, "second");
+      assert.match(await callWord(), /"kind":"tool_call_result"[^\n]*"content":"two"/, stderr);
+    } finally {
+      child.kill("SIGTERM");
+      await child.status;
+      clearTimeout(killer);
+      await reading;
+    }
+    assert.match(stderr, /"msg":"stopped"/);
+  },
+});
+
+Deno.test("dev: reload() refuses a broken manifest with its place and keeps serving", async () => {
+  await using dir = await tempDir();
+  await dir.write({ "agent.hcl": manifest("first"), "tools/word.js": tool("one") });
+  const path = dir.join("agent.hcl");
+  const reported: string[] = [];
+  const server = await startDevServer(path, await loadConfig(path), {
+    host: "127.0.0.1",
+    port: 0,
+    logWrite: () => {},
+    report: (line) => reported.push(line),
+  });
+  try {
+    await Deno.writeTextFile(path, manifest("second").replace("  model {", "  modle {"));
+    const problems = await server.reload();
+    assert.equal(problems.length, 1, problems.join("\n"));
+    assert.ok(
+      problems[0].startsWith(`${path}:4:3: agent.modle: unknown attribute or block`),
+      problems[0],
+    );
+    assert.match(reported[0], /^reload refused, still serving the previous agent/);
+    const agent = await (await fetch(`${server.url}/v1/agent`)).json();
+    assert.equal(agent.description, "first");
+    await Deno.writeTextFile(path, manifest("third"));
+    assert.deepEqual(await server.reload(), []);
+    assert.equal((await (await fetch(`${server.url}/v1/agent`)).json()).description, "third");
+  } finally {
+    await server.shutdown(0);
+    await server.finished;
+  }
+});
