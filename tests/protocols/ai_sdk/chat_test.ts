@@ -15,6 +15,8 @@ import type { Message } from "../../../src/api/schemas.ts";
 import {
   assertError,
   eventually,
+  slowTest,
+  startServerProcess,
   startTestServer,
   testPostgresUrl,
   testRedisUrl,
@@ -412,4 +414,48 @@ Deno.test("AI SDK add-on: API keys through the transport's headers; the stream m
   const unkeyed = await t.fetch(`/ai-sdk/chat/${chat.id}/stream`);
   await unkeyed.body?.cancel();
   assert.equal(unkeyed.status, 401);
+});
+
+slowTest({
+  name: "AI SDK add-on: resume on a replica in another process (postgres + redis)",
+  ignore: !(testPostgresUrl && testRedisUrl),
+  sanitizeOps: false,
+  sanitizeResources: false,
+}, async () => {
+  const schema = uniqueName("agentd_ai_sdk_proc");
+  const pubsub = { kind: "redis", url: testRedisUrl, prefix: uniqueName("agentd") };
+  await using a = await startTestServer({
+    store: "postgres",
+    manifest: { ...manifest, runtime: { pubsub } },
+    shared: { schema },
+    replicaId: "replica-a",
+  });
+  await using b = await startServerProcess({
+    name: "replica-b",
+    manifest: {
+      ...manifest,
+      runtime: { storage: { url: testPostgresUrl, schema }, pubsub },
+      http_server: { host: "127.0.0.1", port: 0, protocol: { ai_sdk: {} } },
+    },
+    env: { AGENT__REPLICA__ID: "replica-b" },
+  });
+  const recorder = new ChatFetch();
+  const words = "one two three four five six seven eight nine ten eleven twelve";
+  const chat = new Chat({
+    id: crypto.randomUUID(),
+    transport: transport(a.url, recorder, slow(60)),
+  });
+  recorder.dropAfterDeltas = 2;
+  await chat.sendMessage({ text: words });
+  assert.equal(chat.status, "error", "the connection was lost");
+  const reloaded = new Chat({
+    id: chat.id,
+    messages: chat.messages.slice(0, 1),
+    transport: transport(b.url, recorder),
+  });
+  await reloaded.resumeStream();
+  assert.equal(reloaded.status, "ready", String(reloaded.error));
+  assert.equal(textOf(answer(reloaded)), words);
+  assert.equal(answer(reloaded).id, answer(chat).id);
+  assert.equal(recorder.exchanges.at(-1)?.url, `${b.url}/ai-sdk/chat/${chat.id}/stream`);
 });
