@@ -194,6 +194,10 @@ async function check(parsed: Parsed): Promise<number> {
   // Notes and warnings go to stderr, so that stdout stays pure JSON for scripts.
   for (const line of servers) console.error(`note: ${line}`);
   for (const warning of toolWarnings(config)) console.error(`warning: ${warning}`);
+  const { modelWarnings } = await import("./src/models/mod.ts");
+  for (const warning of modelWarnings(config.manifest.agent.model, Deno.env.toObject())) {
+    console.error(`warning: ${warning}`);
+  }
   if (!config.manifest.http_server) {
     console.error(`note: ${path} has no http_server block, so "agentd serve" will refuse it`);
   }

@@ -5,7 +5,7 @@
  */
 export { createModelClient } from "./client.ts";
 export type { ModelClientOptions } from "./client.ts";
-export { resolveModel } from "./resolve.ts";
+export { modelWarnings, resolveModel } from "./resolve.ts";
 export { credentialEnvNames, knownProviders, preloadProvider } from "./registry.ts";
 export { DEFAULT_RETRY } from "./retry.ts";
 export { ModelError } from "./types.ts";

@@ -108,3 +108,31 @@ export function resolveModel(
   if (timeout != null) resolved.timeout = timeout;
   return resolved;
 }
+
+/** Hosts the `openai` provider is made for (OpenAI itself and Azure OpenAI). */
+const OPENAI_HOSTS = [/^api\.openai\.com$/, /\.openai\.azure\.com$/];
+
+/**
+ * Advice about a manifest's model block that is not an error (`agentd check` prints it): the
+ * `openai` provider pointed at a server that is not OpenAI. That provider validates OpenAI's own
+ * stream strictly and refuses what other servers send (a Mistral tool call without `index`), where
+ * `openai-compatible` accepts it.
+ */
+export function modelWarnings(model: ModelBlock, env: Record<string, string>): string[] {
+  if (model.provider !== "openai") return [];
+  const baseUrl = model.base_url ?? env.OPENAI_BASE_URL;
+  if (!baseUrl) return [];
+  let host: string;
+  try {
+    host = new URL(baseUrl).hostname;
+  } catch {
+    return [];
+  }
+  if (OPENAI_HOSTS.some((h) => h.test(host))) return [];
+  return [
+    `agent.model: provider "openai" with base_url ${baseUrl}, which is not OpenAI: the openai ` +
+    `provider refuses streams other servers send (Mistral tool calls without "index"); use ` +
+    `provider "openai-compatible" for Ollama, vLLM, LM Studio, Groq, OpenRouter, DeepSeek, ` +
+    `Mistral, Together and other OpenAI-compatible servers`,
+  ];
+}

@@ -8,6 +8,7 @@ import {
   DEFAULT_RETRY,
   knownProviders,
   ModelConfigError,
+  modelWarnings,
   resolveModel,
 } from "../../src/models/mod.ts";
 import { assertError } from "../_kit/mod.ts";
@@ -214,4 +215,31 @@ Deno.test("schema: the model block accepts a models allowlist", () => {
   const block = ModelBlockSchema.parse({ provider: "openai", models: ["a", "b"] });
   assert.deepEqual(block.models, ["a", "b"]);
   assert.throws(() => ModelBlockSchema.parse({ models: [""] }));
+});
+
+Deno.test("model warnings: the openai provider pointed at a server that is not OpenAI", () => {
+  const block = (more: Record<string, unknown>) => ModelBlockSchema.parse(more);
+  assert.deepEqual(modelWarnings(block({ provider: "openai" }), {}), []);
+  assert.deepEqual(
+    modelWarnings(block({ provider: "openai", base_url: "https://api.openai.com/v1" }), {}),
+    [],
+  );
+  assert.deepEqual(
+    modelWarnings(block({ provider: "openai", base_url: "https://x.openai.azure.com/o" }), {}),
+    [],
+  );
+  const [mistral] = modelWarnings(
+    block({ provider: "openai", base_url: "https://api.mistral.ai/v1" }),
+    {},
+  );
+  assert.match(mistral, /openai-compatible/);
+  assert.equal(
+    modelWarnings(block({ provider: "openai" }), { OPENAI_BASE_URL: "http://localhost:11434/v1" })
+      .length,
+    1,
+  );
+  assert.deepEqual(
+    modelWarnings(block({ provider: "openai-compatible", base_url: "http://localhost/v1" }), {}),
+    [],
+  );
 });

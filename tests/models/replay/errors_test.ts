@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { run, startRig, storedMessages, user } from "./run_kit.ts";
-import { recordedText, recording, replay } from "./server.ts";
+import { payloads, recordedText, recording, replay } from "./server.ts";
 
 // deno-lint-ignore no-explicit-any
 type Loose = any;
@@ -50,4 +50,25 @@ Deno.test("replay: a Gemini 429 before any output is retried", async () => {
   const events = await run(rig.t, { session_id: "q", messages: [user("hi")] });
   assert.equal(events.at(-1)!.status, "completed");
   assert.equal(rig.replay.requests.length, 2);
+});
+
+Deno.test("replay: a Mistral tool call without index: openai refuses, openai-compatible runs it", async () => {
+  const rec = recording("openai/mistral-tool-call.chunks.txt");
+  const name = (payloads(rec) as Loose[]).flatMap((p) => p.choices ?? [])
+    .flatMap((c: Loose) => c.delta?.tool_calls ?? [])[0].function.name;
+  const tools = [{ name, description: name, parameters: { type: "object" } }];
+  for (const provider of ["openai", "openai-compatible"]) {
+    await using rig = await startRig("openai", { provider });
+    rig.replay.enqueue(replay(rec));
+    const events = await run(rig.t, { session_id: "m", tools, messages: [user("hi")] });
+    const end = events.at(-1)!;
+    if (provider === "openai") {
+      // Documented (docs/models.md) and warned by `agentd check`: use openai-compatible.
+      assert.equal(end.status, "failed");
+    } else {
+      assert.equal(end.status, "interrupted", JSON.stringify(end.error));
+      const [pending] = (end.interrupt_payload as Loose).pending;
+      assert.equal(pending.tool_name, name);
+    }
+  }
 });
