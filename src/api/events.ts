@@ -191,6 +191,15 @@ export function makeEvent<K extends RunEventKind>(
 // stream), and not at all when none does; a WeakMap lets events go as soon as nobody holds them.
 const encoded = new WeakMap<RunEvent, string>();
 
+/**
+ * Records `json` as the encoding of `event`, which was just parsed from it (a run channel's
+ * message): a stream replaying a large event then does not encode it again. `json` must be what
+ * `JSON.stringify` gives for the event, as any text it produced is.
+ */
+export function primeEncoding(event: RunEvent, json: string): void {
+  encoded.set(event, json);
+}
+
 /** The event as JSON, computed once per event object. */
 export function encodeEvent(event: RunEvent): string {
   let json = encoded.get(event);

@@ -12,7 +12,12 @@
  * another process), it ends with the retained rest of the run or the end read from the store.
  */
 import type { Run } from "../api/schemas.ts";
-import { makeEvent, type RunStreamItem, type SequencedEvent } from "../api/events.ts";
+import {
+  makeEvent,
+  primeEncoding,
+  type RunStreamItem,
+  type SequencedEvent,
+} from "../api/events.ts";
 import type { HistoryPage, PubSub, Subscription } from "../pubsub/mod.ts";
 import type { Store } from "../store/mod.ts";
 import { runServiceErrors } from "./errors.ts";
@@ -26,10 +31,22 @@ export function runChannel(runId: string): string {
   return `run:${runId}`;
 }
 
+/** Messages this long keep their event's JSON for the native stream (`primeEncoding`). */
+const PRIME_CHARS = 64 * 1024;
+
 /** The events of one message on a run channel. */
 export function decodeRunMessage(message: string): SequencedEvent[] {
   const parsed = JSON.parse(message) as SequencedEvent | SequencedEvent[];
-  return Array.isArray(parsed) ? parsed : [parsed];
+  if (Array.isArray(parsed)) return parsed;
+  // One large event (a snapshot of a long conversation): its JSON is the message's `event`
+  // member, so a replay to many streams encodes it no more (Delivery writes `{"seq":N,"event":`).
+  if (message.length >= PRIME_CHARS) {
+    const head = /^\{"seq":(?:\d+|null),"event":/.exec(message);
+    if (head && message.endsWith("}")) {
+      primeEncoding(parsed.event, message.slice(head[0].length, -1));
+    }
+  }
+  return [parsed];
 }
 
 /** What re-attach streams need from the run service. */

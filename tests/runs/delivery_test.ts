@@ -7,7 +7,12 @@
  * `slow_consumer` notice, and the run completes without it.
  */
 import assert from "node:assert/strict";
-import { makeEvent, type RunEvent, type SequencedEvent } from "../../src/api/events.ts";
+import {
+  encodeEvent,
+  makeEvent,
+  type RunEvent,
+  type SequencedEvent,
+} from "../../src/api/events.ts";
 import { createLogger } from "../../src/log.ts";
 import { createMemoryPubSub } from "../../src/pubsub/memory.ts";
 import type { PubSub } from "../../src/pubsub/mod.ts";
@@ -232,4 +237,27 @@ Deno.test("delivery: a run whose lease is in doubt holds its events until it is 
   await delivery.flush();
   assert.equal(await pubsub.history(runChannel(lost.run_id), 0), null);
   await pubsub.close();
+});
+
+Deno.test("delivery: a large event read back from its channel is not encoded again", () => {
+  const event = text("y".repeat(100_000));
+  const message = `{"seq":3,"event":${JSON.stringify(event)}}`;
+  const [item] = decodeRunMessage(message);
+  assert.equal(item.seq, 3);
+  assert.deepEqual(item.event, event);
+  // Encoding it again would call JSON.stringify: count the calls.
+  const stringify = JSON.stringify;
+  let calls = 0;
+  JSON.stringify = ((...args: Parameters<typeof stringify>) => {
+    calls++;
+    return stringify(...args);
+  }) as typeof stringify;
+  let json;
+  try {
+    json = encodeEvent(item.event);
+  } finally {
+    JSON.stringify = stringify;
+  }
+  assert.equal(calls, 0, "taken from the message");
+  assert.equal(json, JSON.stringify(item.event), "the same text");
 });
