@@ -503,7 +503,7 @@ slowTest({
 });
 
 slowTest({
-  name: "playground: a fresh page runs a tool first, and shows this agent's own tools",
+  name: "playground: a fresh page runs a tool first, shows this agent's tools, titles sessions",
   sanitizeOps: false,
   sanitizeResources: false,
   async fn() {
@@ -582,6 +582,38 @@ slowTest({
     await idle(page);
     assert.match(await lastAgentText(page), /add returned: 6/);
     await screenshot(page, "fresh_agent_panel");
+
+    // Sessions are titled by their first message, found by search, and deleted.
+    const first = await textOf(page, "#session-label");
+    await page.locator(`.session-item[data-session-id="${first}"] .title`).filter({
+      hasText: '/call progress {"steps": 3}',
+    }).waitFor();
+    const second = await newSession(page);
+    await send(page, "hello there");
+    await newestRun(page, "completed");
+    await idle(page);
+    await page.locator(`.session-item[data-session-id="${second}"] .title`).filter({
+      hasText: "hello there",
+    }).waitFor();
+    assert.equal(await page.locator(".session-item").count(), 2);
+    await page.fill("#session-search", "HELLO");
+    assert.deepEqual(
+      await page.locator(".session-item").evaluateAll((els) =>
+        els.map((el) => (el as HTMLElement).dataset.sessionId)
+      ),
+      [second],
+    );
+    await page.fill("#session-search", "nothing like it");
+    assert.match(await textOf(page, "#sessions"), /No session matches/);
+    await page.fill("#session-search", "");
+    await page.click(`.session-delete[data-session-id="${second}"]`);
+    await page.waitForFunction(() => document.querySelectorAll(".session-item").length === 1);
+    assert.equal(await textOf(page, "#session-label"), "none");
+    const gone = await server.fetch(`/v1/sessions/${second}`);
+    await gone.body?.cancel();
+    assert.equal(gone.status, 404);
+    assert.equal((await (await server.fetch("/v1/sessions")).json()).count, 1);
+    await screenshot(page, "fresh_sessions");
     assert.deepEqual(problems, []);
   },
 });

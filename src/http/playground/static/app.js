@@ -9,7 +9,14 @@ import { hideInterrupt, submitAnswers } from "./interrupts.js";
 import { clearBanner, sessionFromHash, setHash, showSessionLabel, ui } from "./page.js";
 import { resetRunPanels } from "./panels.js";
 import { cancelRun, send, stopObserving } from "./runs.js";
-import { loadSession, newSession, refreshRuns, refreshSessions, renderRuns } from "./sessions.js";
+import {
+  loadSession,
+  newSession,
+  refreshRuns,
+  refreshSessions,
+  renderRuns,
+  renderSessions,
+} from "./sessions.js";
 import { MODEL_FIELDS, restoreSettings, saveSettings } from "./settings.js";
 import { connection, saved } from "./storage.js";
 import { resetTranscript, syncEmpty } from "./transcript.js";
@@ -34,6 +41,7 @@ function wire() {
     if (ui.observing && ui.observing.runId) cancelRun(ui.observing.runId);
   });
   $("new-session").addEventListener("click", newSession);
+  $("session-search").addEventListener("input", renderSessions);
   $("refresh-runs").addEventListener("click", () => {
     refreshSessions();
     refreshRuns();

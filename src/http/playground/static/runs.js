@@ -17,7 +17,13 @@ import {
 } from "./page.js";
 import { logEvent, onCustom, setContext } from "./panels.js";
 import { applyPatch } from "./patch.js";
-import { refreshRuns, refreshSessions, showOutcome, syncSession } from "./sessions.js";
+import {
+  refreshRuns,
+  refreshSessions,
+  showOutcome,
+  syncSession,
+  titleSession,
+} from "./sessions.js";
 import { ASK_USER, modelOverride } from "./settings.js";
 import { readEvents } from "./sse.js";
 import { saved } from "./storage.js";
@@ -263,6 +269,7 @@ export async function send(text, resume) {
     stopped: false,
     lastEventId: null,
     joinedLive: false,
+    text,
   };
   ui.observing = obs;
   syncControls();
@@ -314,6 +321,7 @@ function accepted(obs, runId, sessionId) {
   obs.runId = runId;
   obs.session = sessionId || obs.session;
   adoptSession(obs.session);
+  titleSession(obs.session, obs.text);
   remember(obs);
   showFollowing(obs);
   $("message").value = "";

@@ -18,7 +18,7 @@ import {
 import { resetRunPanels, setContext } from "./panels.js";
 import { attach, cancelRun, stopObserving } from "./runs.js";
 import { saved } from "./storage.js";
-import { markPending, renderMessages } from "./transcript.js";
+import { markPending, renderMessages, resetTranscript, syncEmpty } from "./transcript.js";
 
 /** Reloads the sessions list. */
 export async function refreshSessions() {
@@ -30,16 +30,70 @@ export async function refreshSessions() {
   renderSessions();
 }
 
-function renderSessions() {
+/**
+ * A session's title: its metadata's `title`, or the first message this page sent in it
+ * (remembered in this browser).
+ */
+function titleOf(s) {
+  const meta = s.metadata && typeof s.metadata.title === "string" ? s.metadata.title : "";
+  return meta || saved.get("titles", {})[s.session_id] || "";
+}
+
+/** Remembers `text` as the title of session `id`, unless it has one. */
+export function titleSession(id, text) {
+  if (!id || !text) return;
+  const titles = saved.get("titles", {});
+  if (titles[id]) return;
+  titles[id] = text.length > 80 ? text.slice(0, 79) + "\u2026" : text;
+  saved.set("titles", titles);
+  renderSessions();
+}
+
+/** Deletes a session (its messages, runs and checkpoints) and forgets it. */
+async function deleteSession(id) {
+  try {
+    await api("DELETE", "/v1/sessions/" + enc(id));
+  } catch (err) {
+    showError(err);
+    return;
+  }
+  const titles = saved.get("titles", {});
+  delete titles[id];
+  saved.set("titles", titles);
+  if (ui.session === id) {
+    stopObserving();
+    ui.session = null;
+    ui.runs = [];
+    setHash(null);
+    saved.remove("session");
+    showSessionLabel();
+    resetTranscript();
+    syncEmpty();
+    resetRunPanels();
+    renderRuns();
+  }
+  await refreshSessions();
+}
+
+export function renderSessions() {
   const list = $("sessions");
   list.replaceChildren();
-  if (ui.sessions.length === 0) {
-    list.append(h("li", { class: "empty muted", text: "No sessions yet." }));
+  const query = $("session-search").value.trim().toLowerCase();
+  const shown = ui.sessions.filter((s) =>
+    !query || s.session_id.toLowerCase().includes(query) ||
+    titleOf(s).toLowerCase().includes(query)
+  );
+  if (shown.length === 0) {
+    list.append(h("li", {
+      class: "empty muted",
+      text: ui.sessions.length === 0 ? "No sessions yet." : "No session matches.",
+    }));
   }
-  for (const s of ui.sessions) {
+  for (const s of shown) {
+    const title = titleOf(s);
     list.append(h(
       "li",
-      {},
+      { class: "session-row" },
       h(
         "button",
         {
@@ -50,9 +104,18 @@ function renderSessions() {
           dataset: { sessionId: s.session_id },
           onclick: () => loadSession(s.session_id),
         },
+        h("span", { class: "title", text: title || "untitled" }),
         h("code", { text: s.session_id }),
         h("span", { class: "time", text: "updated " + clock(s.updated_at) }),
       ),
+      h("button", {
+        type: "button",
+        class: "session-delete icon small ghost",
+        title: "Delete this session",
+        "aria-label": "Delete session " + (title || s.session_id),
+        dataset: { sessionId: s.session_id },
+        onclick: () => deleteSession(s.session_id),
+      }, "\u00d7"),
     ));
   }
   syncControls();
