@@ -81,6 +81,13 @@ class Execution {
     private readonly options: RunOptions,
   ) {
     this.step = start.step;
+    // `max_steps` counts the run's model steps across attempts: a resumed attempt starts with
+    // those the conversation already holds of it.
+    if ((options.attempt ?? 1) > 1) {
+      this.modelSteps = start.conversation.filter((m) =>
+        m.run_id === input.run_id && m.role === "assistant"
+      ).length;
+    }
     // The conversation is the messages table (as read at the start), not the checkpoint: edits
     // made through the messages API between runs are what this run sees. The input is already
     // stored with the run record unless calls are answered first.

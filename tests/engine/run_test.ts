@@ -1,8 +1,13 @@
 /**
  * The ReAct graph (`runAgent`, engine/run.ts) on a real SQLite store with a scripted model: a text
- * answer, a tool step and the model's answer to its result, an unknown tool, and `max_steps`.
+ * answer, a tool step and the model's answer to its result, an unknown tool, and `max_steps`
+ * (across the attempts of a resumed run too).
  */
 import assert from "node:assert/strict";
+import type { RunEvent, RunEventOf } from "../../src/api/events.ts";
+import type { RunRequest } from "../../src/api/schemas.ts";
+import { createEngine } from "../../src/engine/mod.ts";
+import { newMessages } from "../../src/store/mod.ts";
 import { addTool, call, describe, Harness, only, say, user } from "./fakes.ts";
 
 Deno.test("a text run streams one assistant message and completes with its text", async () => {
@@ -146,4 +151,66 @@ Deno.test("max_steps interrupts the run; a new run continues from there", async 
   const next = await h.run({ session_id: "s1", messages: [user("go on")] });
   assert.equal(next.finished.status, "completed");
   assert.deepEqual(only(next.events, "step_started").map((s) => s.step), [5]);
+});
+
+Deno.test("a resumed attempt counts the run's earlier model steps toward max_steps", async () => {
+  const add = addTool();
+  await using h = await Harness.create({
+    tools: [add],
+    agent: { max_steps: 1 },
+    turns: [say("one step too many")],
+  });
+  const engine = createEngine(h.deps);
+  const run_id = "r-resumed";
+  const ids = { tenant_id: h.tenant, session_id: "s1", run_id };
+  const first = { session_id: "s1", run_id, messages: [user("hi")] } as RunRequest;
+  const plan = await engine.prepare(ids, first);
+  await h.store.createRun(h.tenant, {
+    run_id,
+    session_id: "s1",
+    parent_checkpoint_id: null,
+    owner: "lost",
+    ...plan.begin,
+  });
+  // The lost attempt's model step (a call) and the call's result were committed.
+  const done = newMessages(
+    "s1",
+    [
+      {
+        role: "assistant",
+        content: [],
+        tool_calls: [{ id: "c1", name: "add", arguments: { a: 1, b: 2 } }],
+      },
+      { role: "tool", tool_call_id: "c1", content: [{ type: "data", value: { sum: 3 } }] },
+    ],
+    run_id,
+    Date.now(),
+  );
+  await h.store.commitStep({
+    tenant_id: h.tenant,
+    session_id: "s1",
+    run_id,
+    attempt: 1,
+    messages: done,
+    checkpoint: {
+      checkpoint_id: "cp-1",
+      parent_id: null,
+      state: { context: null, pending_tool_calls: [], step: 2 },
+    },
+  });
+  const { resumed } = await h.store.claimLostRuns("b", Date.now() + 60_000, 1_000, 3, 10);
+  assert.equal(resumed[0].attempt, 2);
+  const again = { session_id: "s1", run_id, messages: [], checkpoint_id: null } as RunRequest;
+  const events: RunEvent[] = [];
+  const resumedPlan = await engine.prepare(ids, again);
+  for await (
+    const e of engine.execute(resumedPlan, ids, new AbortController().signal, { attempt: 2 })
+  ) {
+    events.push(e);
+  }
+  assert.equal(events[0].kind, "run_resumed");
+  const finished = events.at(-1) as RunEventOf<"run_finished">;
+  assert.equal(finished.status, "interrupted");
+  assert.deepEqual(finished.interrupt_payload, { reason: "max_steps", max_steps: 1 });
+  assert.equal(h.model.requests.length, 0, "the step limit was reached before the model ran");
 });
