@@ -53,6 +53,8 @@ export interface AgentdMetrics {
   modelAttemptDuration: Histogram<"provider" | "model" | "outcome">;
   /** `agentd_model_time_to_first_token_seconds`: time to the first output. */
   modelFirstToken: Histogram<"provider" | "model">;
+  /** `agentd_model_tokens_total`: tokens the providers reported, by kind. */
+  modelTokens: Counter<"provider" | "model" | "kind">;
   /** `agentd_tool_calls_total`: tool calls, by outcome. */
   toolCalls: Counter<"tool" | "outcome">;
   /** `agentd_tool_duration_seconds`: tool call durations. */
@@ -137,6 +139,12 @@ export function createMetrics(): AgentdMetrics {
       help: "Time from opening a model stream (retries included) to its first text or tool call.",
       labelNames: ["provider", "model"],
       buckets: SECONDS_BUCKETS,
+    }),
+    modelTokens: r.counter({
+      name: "agentd_model_tokens_total",
+      help: "Tokens the model providers reported, by provider, model and kind (input, output, " +
+        "reasoning, cached_input; reasoning is part of output, cached_input part of input).",
+      labelNames: ["provider", "model", "kind"],
     }),
     toolCalls: r.counter({
       name: "agentd_tool_calls_total",

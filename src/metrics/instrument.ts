@@ -154,6 +154,17 @@ export function modelMetrics(metrics: AgentdMetrics): ModelMetrics {
         info.ms / 1000,
       );
     },
+    onUsage({ provider, model, usage }) {
+      const kinds = [
+        ["input", usage.input_tokens],
+        ["output", usage.output_tokens],
+        ["reasoning", usage.reasoning_tokens],
+        ["cached_input", usage.cached_input_tokens],
+      ] as const;
+      for (const [kind, n] of kinds) {
+        if (n !== undefined && n > 0) metrics.modelTokens.inc({ provider, model, kind }, n);
+      }
+    },
   };
 }
 
@@ -187,6 +198,17 @@ export function traceModelClient(client: ModelClient, tracer: Tracer): ModelClie
       span.setAttribute("agentd.model.establish_ms", stream.establish_ms);
       let first = true;
       const events = iterateInSpan(span, stream.events, (s, event: ModelEvent) => {
+        if (event.type === "finish") {
+          // OpenTelemetry GenAI semantic conventions: what the provider reported.
+          s.setAttribute("gen_ai.response.finish_reasons", [event.reason]);
+          const usage = event.usage ?? {};
+          if (usage.input_tokens !== undefined) {
+            s.setAttribute("gen_ai.usage.input_tokens", usage.input_tokens);
+          }
+          if (usage.output_tokens !== undefined) {
+            s.setAttribute("gen_ai.usage.output_tokens", usage.output_tokens);
+          }
+        }
         if (!first || !isOutput(event)) return;
         first = false;
         s.setAttribute("agentd.model.first_output_ms", Math.round(performance.now() - opened));
@@ -196,9 +218,9 @@ export function traceModelClient(client: ModelClient, tracer: Tracer): ModelClie
   };
 }
 
-/** Whether a model event is output (text or a tool call), the end of the time to first token. */
+/** Whether a model event is output (not the finish or warnings), the end of the time to first token. */
 function isOutput(event: ModelEvent): boolean {
-  return event.type !== "finish";
+  return event.type !== "finish" && event.type !== "warnings";
 }
 
 /**

@@ -187,11 +187,13 @@ export async function* modelEvents(
           for (const id of [...reasoning.keys()]) yield* endReasoning(id);
           finished = true;
           const explanation = refusalExplanation(part.providerMetadata as ProviderMetadata);
+          const usage = usageOf(part.usage);
+          metrics?.onUsage?.({ provider: resolved.provider, model: resolved.model, usage });
           yield {
             type: "finish",
             reason: part.finishReason.unified,
             ...(part.finishReason.raw ? { raw_reason: part.finishReason.raw } : {}),
-            usage: usageOf(part.usage),
+            usage,
             ...(explanation ? { explanation } : {}),
           };
           break;

@@ -155,6 +155,8 @@ export interface ModelMetrics {
   onAttempt?(info: ModelAttemptInfo): void;
   /** Called once per stream at the first text delta or tool call, with ms since `open()`. */
   onFirstToken?(info: { provider: string; model: string; ms: number }): void;
+  /** Called once per stream at its finish, with the usage the provider reported. */
+  onUsage?(info: { provider: string; model: string; usage: ModelUsage }): void;
 }
 
 /** A model failure; its payload becomes the failed run's `error`. */

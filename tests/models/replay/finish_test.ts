@@ -72,6 +72,21 @@ for (
     const usage = end.usage as Loose;
     for (const [k, v] of Object.entries(c.usage)) assert.equal(usage[k], v, k);
 
+    // Prometheus: the tokens the provider reported, by provider, model and kind.
+    const metrics = await (await rig.t.fetch("/metrics")).text();
+    const provider = { openai: "openai-compatible", anthropic: "anthropic", google: "google" }[
+      rec.wire as Wire
+    ];
+    if (usage.input_tokens) {
+      assert.ok(
+        metrics.includes(
+          `agentd_model_tokens_total{provider="${provider}",model="${provider}-replayed",` +
+            `kind="input"} ${usage.input_tokens}\n`,
+        ),
+        metrics.split("\n").filter((l) => l.includes("tokens")).join("\n"),
+      );
+    }
+
     const record = await runRecord(rig.t, end.run_id as string);
     assert.equal(record.finish_reason, c.finish_reason);
     assert.deepEqual(record.usage, usage);
