@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { loadConfig } from "../src/config/load.ts";
 import { startDevServer } from "../src/dev.ts";
 import { eventually, slowTest, tempDir } from "./_kit/mod.ts";
+import { startFakeOpenAI } from "./models/fake_openai.ts";
 
 const ROOT = join(import.meta.dirname!, "..");
 
@@ -163,6 +164,47 @@ Deno.test("dev: reload() refuses a broken manifest with its place and keeps serv
     await Deno.writeTextFile(path, manifest("third"));
     assert.deepEqual(await server.reload(), []);
     assert.equal((await (await fetch(`${server.url}/v1/agent`)).json()).description, "third");
+  } finally {
+    await server.shutdown(0);
+    await server.finished;
+  }
+});
+
+Deno.test("dev: edited instructions are what the next run's model request carries", async () => {
+  await using fake = startFakeOpenAI();
+  await using dir = await tempDir();
+  const withInstructions = (instructions: string) =>
+    manifest("dev").replace(
+      `  model {\n    provider = "echo"\n  }`,
+      `  instructions = "${instructions}"\n  model {\n    provider = "openai"\n` +
+        `    model    = "gpt-test"\n    api_key  = "sk-test-dev-loop"\n` +
+        `    base_url = "${fake.url}"\n  }`,
+    );
+  await dir.write({ "agent.hcl": withInstructions("Answer as v1."), "tools/word.js": tool("one") });
+  const path = dir.join("agent.hcl");
+  const server = await startDevServer(path, await loadConfig(path), {
+    host: "127.0.0.1",
+    port: 0,
+    logWrite: () => {},
+    report: () => {},
+  });
+  const system = async () => {
+    const res = await fetch(`${server.url}/v1/runs`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ messages: [user("hi")] }),
+    });
+    assert.match(await res.text(), /"status":"completed"/);
+    const messages = fake.requests.at(-1)!.body.messages as { role: string; content: unknown }[];
+    return JSON.stringify(messages.filter((m) => m.role === "system"));
+  };
+  try {
+    assert.match(await system(), /Answer as v1\./);
+    await Deno.writeTextFile(path, withInstructions("Answer as v2."));
+    assert.deepEqual(await server.reload(), []);
+    const next = await system();
+    assert.match(next, /Answer as v2\./);
+    assert.doesNotMatch(next, /v1/);
   } finally {
     await server.shutdown(0);
     await server.finished;
