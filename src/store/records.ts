@@ -200,6 +200,38 @@ export function checkpointsOf(
   return items;
 }
 
+/** A message row's clocks and size (the length of its JSON columns), read before its content. */
+export interface SizedRow {
+  added_clock: number;
+  removed_clock: number | null;
+  bytes: number;
+}
+
+/**
+ * How many of `rows` (in order) a page of checkpoints holds, as `checkpointsOf` counts (`budget`
+ * messages, `PAGE_BYTES` of them, at least one), known from the rows' sizes before their content
+ * is read: a page then reads only the conversations it returns, not its whole clock range.
+ */
+export function checkpointsThatFit(
+  rows: CheckpointRow[],
+  sized: SizedRow[],
+  budget: number,
+): number {
+  let total = 0;
+  let bytes = 0;
+  let fit = 0;
+  for (const row of rows) {
+    for (const m of sized) {
+      if (!visibleAt(m, row.message_clock)) continue;
+      total++;
+      bytes += m.bytes;
+    }
+    if (fit > 0 && (total > budget || bytes > PAGE_BYTES)) break;
+    fit++;
+  }
+  return fit;
+}
+
 /**
  * Whether a message row is part of the conversation at clock `mark`: added by then and not yet
  * removed. Both stores select with the same condition in SQL; this one serves list pages, which

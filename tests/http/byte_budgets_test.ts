@@ -99,10 +99,9 @@ slowTest("byte budgets: a 40 MB conversation, paged and streamed to silent reade
     console.log(
       `checkpoint pages: RSS ${(rss / MiB).toFixed(0)} MiB, longest /healthz wait ${longestMs} ms`,
     );
-    // Generous: each page still reads the conversations of its clock range (up to the session)
-    // before it is cut; the issue's one page at per_page=10 alone added 540 MB, and four at
-    // per_page=100 answered 500.
-    assert.ok(rss < baseline + 1024 * MiB, `RSS ${rss / MiB} MiB after the pages`);
+    // Generous (GC runs when it likes): the issue's one page at per_page=10 alone added 540 MB,
+    // and four at per_page=100 answered 500.
+    assert.ok(rss < baseline + 400 * MiB, `RSS ${rss / MiB} MiB after the pages`);
   });
 
   await t.step("message pages are cut by bytes, with next_page", async () => {

@@ -5,7 +5,12 @@
 import type postgres from "postgres";
 import type { Checkpoint } from "../../api/schemas.ts";
 import { cutPage, pageWindow, toPage } from "../cursor.ts";
-import { CHECKPOINT_PAGE_MESSAGES, checkpointsOf, toMessage } from "../records.ts";
+import {
+  CHECKPOINT_PAGE_MESSAGES,
+  checkpointsOf,
+  checkpointsThatFit,
+  toMessage,
+} from "../records.ts";
 import type { DriverRow } from "../rows.ts";
 import type { CheckpointMethods } from "../types.ts";
 import { requireSession } from "./conversation.ts";
@@ -24,7 +29,21 @@ export function postgresCheckpoints(sql: postgres.Sql): CheckpointMethods {
     budget?: number,
   ): Promise<Checkpoint[]> => {
     if (rows.length === 0) return [];
-    const cps = rows.map(decode.checkpoint);
+    let cps = rows.map(decode.checkpoint);
+    // A page: first its rows' sizes, so only the conversations it keeps are read.
+    if (budget !== undefined) {
+      const marks = cps.map((r) => r.message_clock);
+      const sized = (await sql`SELECT added_clock, removed_clock,
+        length(content::text) + coalesce(length(tool_calls::text), 0) AS bytes FROM messages
+        WHERE tenant_id = ${tenant} AND session_id = ${sessionId}
+        AND added_clock <= ${Math.max(...marks)}
+        AND (removed_clock IS NULL OR removed_clock > ${Math.min(...marks)})`).map((r) => ({
+        added_clock: Number(r.added_clock),
+        removed_clock: r.removed_clock === null ? null : Number(r.removed_clock),
+        bytes: Number(r.bytes),
+      }));
+      cps = cps.slice(0, checkpointsThatFit(cps, sized, budget));
+    }
     const marks = cps.map((r) => r.message_clock);
     const low = Math.min(...marks);
     const high = Math.max(...marks);

@@ -8,6 +8,7 @@ import {
   CHECKPOINT_PAGE_MESSAGES,
   type CheckpointRow,
   checkpointsOf,
+  checkpointsThatFit,
   toMessage,
 } from "../records.ts";
 import type { CheckpointMethods } from "../types.ts";
@@ -28,6 +29,8 @@ export function sqliteCheckpoints(conn: Connection): CheckpointMethods {
     budget?: number,
   ): Checkpoint[] => {
     if (rows.length === 0) return [];
+    // A page: first its rows' sizes, so only the conversations it keeps are read.
+    if (budget !== undefined) rows = rows.slice(0, fitting(tenant, sessionId, rows, budget));
     const marks = rows.map((r) => r.message_clock);
     const low = Math.min(...marks);
     const high = Math.max(...marks);
@@ -46,6 +49,31 @@ export function sqliteCheckpoints(conn: Connection): CheckpointMethods {
       removed_clock: r.removed_clock as number | null,
     }));
     return checkpointsOf(rows, candidates, budget);
+  };
+
+  /** How many of `rows` a page holds (`checkpointsThatFit`), from the sizes of their messages. */
+  const fitting = (
+    tenant: string,
+    sessionId: string,
+    rows: CheckpointRow[],
+    budget: number,
+  ): number => {
+    const marks = rows.map((r) => r.message_clock);
+    const sized = conn.all(
+      `SELECT added_clock, removed_clock,
+       length(content) + coalesce(length(tool_calls), 0) AS bytes FROM messages
+       WHERE tenant_id = ? AND session_id = ? AND added_clock <= ?
+       AND (removed_clock IS NULL OR removed_clock > ?)`,
+      tenant,
+      sessionId,
+      Math.max(...marks),
+      Math.min(...marks),
+    ).map((r) => ({
+      added_clock: r.added_clock as number,
+      removed_clock: r.removed_clock as number | null,
+      bytes: Number(r.bytes),
+    }));
+    return checkpointsThatFit(rows, sized, budget);
   };
 
   return {
