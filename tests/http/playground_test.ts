@@ -583,6 +583,31 @@ slowTest({
     assert.match(await lastAgentText(page), /add returned: 6/);
     await screenshot(page, "fresh_agent_panel");
 
+    // State history: fork from the checkpoint where counter was 1, twice over.
+    await send(page, '/call progress {"steps": 2}');
+    await newestRun(page, "completed");
+    await idle(page);
+    assert.equal(JSON.parse(await textOf(page, "#state")).counter, 2);
+    const atOne = page.locator("#checkpoints .checkpoint", { hasText: '"counter":1' }).first();
+    await atOne.waitFor();
+    const forkId = (await atOne.getAttribute("data-checkpoint-id"))!;
+    await atOne.locator("button.fork").click();
+    assert.equal(await atOne.getAttribute("data-fork"), "true");
+    assert.ok(await page.locator("#fork-note").isVisible());
+    await send(page, '/call progress {"steps": 2}');
+    const forked = await newestRun(page, "completed");
+    await idle(page);
+    // From counter 1, not from the latest (2): the fork's state, and the run says where it began.
+    assert.equal(JSON.parse(await textOf(page, "#state")).counter, 2);
+    const record = await runRecord(server, forked);
+    assert.ok(record.parent_checkpoint_id, "the forked run names the checkpoint it began from");
+    const parent = await (await server.fetch(
+      `/v1/sessions/${record.session_id}/checkpoints/${record.parent_checkpoint_id}`,
+    )).json();
+    assert.equal(parent.state.context.counter, 1, `forked from ${forkId}`);
+    assert.ok(await page.locator("#fork-note").isHidden(), "a fork is used once");
+    await screenshot(page, "fresh_history");
+
     // Sessions are titled by their first message, found by search, and deleted.
     const first = await textOf(page, "#session-label");
     await page.locator(`.session-item[data-session-id="${first}"] .title`).filter({

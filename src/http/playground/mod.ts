@@ -17,6 +17,7 @@ import AGENT_JS from "./static/agent.js" with { type: "text" };
 import API_JS from "./static/api.js" with { type: "text" };
 import APP_JS from "./static/app.js" with { type: "text" };
 import DOM_JS from "./static/dom.js" with { type: "text" };
+import HISTORY_JS from "./static/history.js" with { type: "text" };
 import INTERRUPTS_JS from "./static/interrupts.js" with { type: "text" };
 import PAGE_JS from "./static/page.js" with { type: "text" };
 import PANELS_JS from "./static/panels.js" with { type: "text" };
@@ -75,6 +76,7 @@ const FILES: Record<string, [body: string, type: string]> = {
   "/playground/agent.js": [AGENT_JS, JS],
   "/playground/api.js": [API_JS, JS],
   "/playground/dom.js": [DOM_JS, JS],
+  "/playground/history.js": [HISTORY_JS, JS],
   "/playground/interrupts.js": [INTERRUPTS_JS, JS],
   "/playground/page.js": [PAGE_JS, JS],
   "/playground/panels.js": [PANELS_JS, JS],

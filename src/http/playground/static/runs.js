@@ -3,6 +3,7 @@
  */
 import { api, authHeaders, enc, errorOf, openEvents } from "./api.js";
 import { $, pretty, short } from "./dom.js";
+import { clearFork, fork } from "./history.js";
 import { hideInterrupt } from "./interrupts.js";
 import {
   clearBanner,
@@ -238,6 +239,7 @@ async function consume(res, obs) {
 function runBody(text, resume) {
   const body = { messages: [{ role: "user", content: [{ type: "text", value: text }] }] };
   if (ui.session) body.session_id = ui.session;
+  if (ui.session && fork.checkpointId) body.checkpoint_id = fork.checkpointId;
   if ($("client-tool").checked) body.tools = [ASK_USER];
   const override = modelOverride();
   if (override) body.model = { override };
@@ -322,6 +324,7 @@ function accepted(obs, runId, sessionId) {
   obs.session = sessionId || obs.session;
   adoptSession(obs.session);
   titleSession(obs.session, obs.text);
+  clearFork();
   remember(obs);
   showFollowing(obs);
   $("message").value = "";

@@ -3,6 +3,7 @@
  */
 import { api, ApiError, enc, listAll } from "./api.js";
 import { $, clock, h } from "./dom.js";
+import { clearFork, refreshHistory } from "./history.js";
 import { hideInterrupt, showInterrupt } from "./interrupts.js";
 import {
   clearBanner,
@@ -71,6 +72,8 @@ async function deleteSession(id) {
     syncEmpty();
     resetRunPanels();
     renderRuns();
+    clearFork();
+    refreshHistory();
   }
   await refreshSessions();
 }
@@ -248,6 +251,8 @@ export async function loadSession(id) {
   renderMessages(messages);
   ui.runs = runs;
   setContext(checkpoint ? checkpoint.state.context : null, null, false);
+  clearFork();
+  refreshHistory();
   const active = saved.get("active", null);
   const running =
     runs.find((r) => r.status === "running" && active && r.run_id === active.run_id) ||
@@ -280,6 +285,7 @@ export async function syncSession() {
     ui.runs = runs;
     renderRuns();
     markPending();
+    refreshHistory();
   } catch (err) {
     showError(err);
   }
