@@ -608,6 +608,15 @@ slowTest({
     assert.ok(await page.locator("#fork-note").isHidden(), "a fork is used once");
     await screenshot(page, "fresh_history");
 
+    // A finished run shows its model steps with finish reasons and tokens.
+    const steps = page.locator(`#runs .run[data-run-id="${forked}"] .run-steps`);
+    await steps.locator("summary").click();
+    assert.match(await steps.locator("summary").textContent() ?? "", /s · 2 model steps · in \d+/);
+    const stepLines = await steps.locator(".run-step").allTextContents();
+    assert.equal(stepLines.length, 2, stepLines.join("\n"));
+    assert.match(stepLines[0], /^step \d+: tool_calls, in \d+ \/ out \d+ tokens$/);
+    assert.match(stepLines[1], /^step \d+: stop, in \d+ \/ out \d+ tokens$/);
+
     // Sessions are titled by their first message, found by search, and deleted.
     const first = await textOf(page, "#session-label");
     await page.locator(`.session-item[data-session-id="${first}"] .title`).filter({

@@ -197,8 +197,44 @@ export function renderRuns() {
       run.error
         ? h("div", { class: "run-error", text: run.error.message || run.error.code })
         : null,
+      running ? null : runSteps(run),
     ));
   }
+}
+
+/** Tokens as "in 120 / out 35" (what the provider reported). */
+function tokens(usage) {
+  if (!usage) return "no usage reported";
+  const parts = [];
+  if (usage.input_tokens !== undefined) parts.push("in " + usage.input_tokens);
+  if (usage.output_tokens !== undefined) parts.push("out " + usage.output_tokens);
+  return parts.length ? parts.join(" / ") + " tokens" : "no usage reported";
+}
+
+/** A finished run's steps: duration, each model step's finish reason and tokens, the total. */
+function runSteps(run) {
+  const ms = Date.parse(run.updated_at) - Date.parse(run.created_at);
+  const steps = Array.isArray(run.model_steps) ? run.model_steps : [];
+  return h(
+    "details",
+    { class: "run-steps" },
+    h("summary", {
+      text: (Number.isFinite(ms) ? (ms / 1000).toFixed(2) + " s \u00b7 " : "") +
+        steps.length + " model step" + (steps.length === 1 ? "" : "s") + " \u00b7 " +
+        tokens(run.usage),
+    }),
+    h(
+      "ol",
+      {},
+      ...steps.map((s) =>
+        h("li", {
+          class: "run-step",
+          dataset: { step: String(s.step) },
+          text: "step " + s.step + ": " + s.finish_reason + ", " + tokens(s.usage),
+        })
+      ),
+    ),
+  );
 }
 
 /** Opens a session: its conversation, runs, state, open interrupt, and its running run if any. */
