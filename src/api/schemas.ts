@@ -315,6 +315,10 @@ export const RunRequestSchema = z.object({
       "(`[{tool_call_id, approved, reason?}]`); see docs/engine.md, Interrupts.",
   ),
   model: ModelConfigSchema.nullish().describe("Another model, timeout or retry for this run."),
+  reasoning: z.enum(["show", "hide"]).nullish().describe(
+    "Whether this run streams the model's reasoning (`reasoning_message_*` events); the agent's " +
+      "`reasoning` setting when absent. It is stored and sent back to the provider either way.",
+  ),
   capability_override: CapabilityOverrideSchema.nullish().describe(
     "Other capabilities (tool sets) for this run.",
   ),

@@ -54,7 +54,7 @@ export function prepareRun(deps: EngineDeps, request: RunRequest): RunSetup {
     system: systemPrompt(manifest, capabilities, request.context_vars ?? []),
     resume,
     max_steps: manifest.agent.max_steps,
-    show_reasoning: manifest.agent.reasoning !== "hide",
+    show_reasoning: (request.reasoning ?? manifest.agent.reasoning) !== "hide",
   };
 }
 

@@ -80,3 +80,15 @@ Deno.test("replay: reasoning = hide keeps reasoning off the wire, not out of the
   assert.equal(parts[0].type, "reasoning");
   assert.equal(parts[0].value, recordedReasoning(rec));
 });
+
+Deno.test("replay: a run's reasoning = hide (or show) wins over the agent's", async () => {
+  const rec = recording("openai/deepseek-reasoning.chunks.txt");
+  await using rig = await startRig("openai", { agent: { reasoning: "hide" } });
+  rig.replay.enqueue(replay(rec), replay(rec));
+  const shown = await run(rig.t, { reasoning: "show", messages: [user("think")] });
+  assert.ok(shown.some((e) => e.kind === "reasoning_message_content"));
+  await using other = await startRig("openai");
+  other.replay.enqueue(replay(rec));
+  const hidden = await run(other.t, { reasoning: "hide", messages: [user("think")] });
+  assert.ok(!hidden.some((e) => e.kind.startsWith("reasoning_")));
+});
