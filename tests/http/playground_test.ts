@@ -608,8 +608,19 @@ slowTest({
     assert.ok(await page.locator("#fork-note").isHidden(), "a fork is used once");
     await screenshot(page, "fresh_history");
 
+    // Edit the state, then run: the run starts from the edited state.
+    await page.click("#state-edit-toggle");
+    assert.equal(JSON.parse(await page.inputValue("#state-edit")).counter, 2);
+    await page.fill("#state-edit", '{"counter": 10}');
+    await send(page, '/call progress {"steps": 2}');
+    await newestRun(page, "completed");
+    await idle(page);
+    assert.equal(JSON.parse(await textOf(page, "#state")).counter, 11);
+    assert.ok(await page.locator("#state-edit-box").isHidden(), "an edit is used once");
+
     // A finished run shows its model steps with finish reasons and tokens.
     const steps = page.locator(`#runs .run[data-run-id="${forked}"] .run-steps`);
+    await steps.waitFor();
     await steps.locator("summary").click();
     assert.match(await steps.locator("summary").textContent() ?? "", /s · 2 model steps · in \d+/);
     const stepLines = await steps.locator(".run-step").allTextContents();

@@ -4,7 +4,7 @@
  * describes what it does.
  */
 import { loadAgent } from "./agent.js";
-import { clearFork } from "./history.js";
+import { clearFork, toggleStateEdit } from "./history.js";
 import { $ } from "./dom.js";
 import { hideInterrupt, submitAnswers } from "./interrupts.js";
 import { clearBanner, sessionFromHash, setHash, showSessionLabel, ui } from "./page.js";
@@ -44,6 +44,7 @@ function wire() {
   $("new-session").addEventListener("click", newSession);
   $("session-search").addEventListener("input", renderSessions);
   $("fork-clear").addEventListener("click", clearFork);
+  $("state-edit-toggle").addEventListener("click", toggleStateEdit);
   $("refresh-runs").addEventListener("click", () => {
     refreshSessions();
     refreshRuns();

@@ -68,6 +68,35 @@ export function showFork() {
   }
 }
 
+/** Opens the state editor with the state shown now, or closes it. */
+export function toggleStateEdit() {
+  const box = $("state-edit-box");
+  box.hidden = !box.hidden;
+  if (!box.hidden) $("state-edit").value = $("state").textContent;
+}
+
+/** The edited state the next run starts from, or undefined; throws on JSON that is no object. */
+export function editedState() {
+  if ($("state-edit-box").hidden) return undefined;
+  const text = $("state-edit").value.trim();
+  if (!text) return undefined;
+  let value;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    throw new Error("The edited state is not JSON: " + /** @type {Error} */ (err).message);
+  }
+  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+    throw new Error("The edited state must be a JSON object");
+  }
+  return value;
+}
+
+/** Closes the state editor (a run used its state). */
+export function closeStateEdit() {
+  $("state-edit-box").hidden = true;
+}
+
 /** Forgets the fork (a run used it, or the person cancelled it). */
 export function clearFork() {
   fork.checkpointId = null;

@@ -3,7 +3,7 @@
  */
 import { api, authHeaders, enc, errorOf, openEvents } from "./api.js";
 import { $, pretty, short } from "./dom.js";
-import { clearFork, fork } from "./history.js";
+import { clearFork, closeStateEdit, editedState, fork } from "./history.js";
 import { hideInterrupt } from "./interrupts.js";
 import {
   clearBanner,
@@ -240,6 +240,8 @@ function runBody(text, resume) {
   const body = { messages: [{ role: "user", content: [{ type: "text", value: text }] }] };
   if (ui.session) body.session_id = ui.session;
   if (ui.session && fork.checkpointId) body.checkpoint_id = fork.checkpointId;
+  const context = editedState();
+  if (context) body.context = context;
   if ($("client-tool").checked) body.tools = [ASK_USER];
   const override = modelOverride();
   if (override) body.model = { override };
@@ -325,6 +327,7 @@ function accepted(obs, runId, sessionId) {
   adoptSession(obs.session);
   titleSession(obs.session, obs.text);
   clearFork();
+  closeStateEdit();
   remember(obs);
   showFollowing(obs);
   $("message").value = "";
