@@ -103,7 +103,7 @@ class Execution {
       run_id: input.run_id,
       session_id: input.session_id,
     });
-    this.report = new RunReport(deps.store, input.run_id, setup.model, this.log, options.attempt);
+    this.report = new RunReport(deps.store, input, setup.model, this.log, options.attempt);
   }
 
   async *run(): AsyncGenerator<RunEvent> {
@@ -121,7 +121,7 @@ class Execution {
       yield* this.open.all();
       finish = await this.salvage(error);
     }
-    const report = await this.report.save();
+    const report = await this.report.totals();
     const last = this.writes.takeLast();
     if (this.options.finish) {
       this.options.finish(last);
@@ -278,7 +278,7 @@ class Execution {
       showReasoning: this.setup.show_reasoning,
     });
     const { calls, finish } = step;
-    this.report.step(this.step, finish, step.warnings);
+    await this.report.step(this.step, finish, step.warnings);
     // A source that just stops on abort must not pass for a complete answer.
     if (this.signal.aborted) throw new RunCancelled();
     yield* this.open.textEnd();

@@ -1,34 +1,52 @@
 /**
  * A run's model report (engine/report.ts): steps with our finish reasons, warnings once each,
- * totals for `run_finished`, nothing saved when nothing was reported, a failed save logged.
+ * saved after every step, totals for `run_finished`, nothing saved when nothing was reported, a
+ * failed save logged, and a later attempt going on from what the earlier ones saved.
  */
 import assert from "node:assert/strict";
 import { RunReport } from "../../src/engine/report.ts";
 import { createLogger } from "../../src/log.ts";
-import type { ModelReport } from "../../src/api/usage.ts";
+import { modelFields, type ModelReport } from "../../src/api/usage.ts";
+import type { Run } from "../../src/api/schemas.ts";
 
 const model = { provider: "anthropic", model: "claude" };
+const run = { tenant_id: "t", run_id: "r1" };
+const quietLog = () => createLogger("error", {}, () => {});
 
-Deno.test("run report: steps, warnings once, totals", async () => {
-  const saved: ModelReport[] = [];
-  const store = {
-    saveModelReport: (_: string, r: ModelReport) => Promise.resolve(void saved.push(r)),
+/** A store keeping the saved reports, the last one read back as the run record's fields. */
+function reportStore() {
+  const saved: { report: ModelReport; attempt?: number }[] = [];
+  return {
+    saved,
+    saveModelReport: (_: string, report: ModelReport, attempt?: number) =>
+      Promise.resolve(void saved.push({ report: structuredClone(report), attempt })),
+    getRun: () => {
+      const last = saved.at(-1)?.report;
+      return Promise.resolve(last ? { ...modelFields(last) } as unknown as Run : null);
+    },
   };
-  const report = new RunReport(store, "r1", model, createLogger("error", {}, () => {}));
-  report.step(2, { reason: "tool-calls", raw_reason: "tool_use", usage: { input_tokens: 10 } }, [
-    "other: w",
-  ]);
-  report.step(4, null, ["other: w"]);
-  report.step(5, {
+}
+
+Deno.test("run report: steps, warnings once, saved after every step, totals", async () => {
+  const store = reportStore();
+  const report = new RunReport(store, run, model, quietLog());
+  await report.step(
+    2,
+    { reason: "tool-calls", raw_reason: "tool_use", usage: { input_tokens: 10 } },
+    ["other: w"],
+  );
+  assert.equal(store.saved.length, 1, "the first step is saved when it ends");
+  await report.step(4, null, ["other: w"]);
+  await report.step(5, {
     reason: "content-filter",
     raw_reason: "refusal",
     usage: { input_tokens: 5, output_tokens: 2 },
   }, []);
-  assert.deepEqual(await report.save(), {
+  assert.deepEqual(await report.totals(), {
     usage: { input_tokens: 15, output_tokens: 2 },
     finish_reason: "refusal",
   });
-  assert.deepEqual(saved, [{
+  assert.deepEqual(store.saved.at(-1)?.report, {
     ...model,
     steps: [
       {
@@ -45,21 +63,39 @@ Deno.test("run report: steps, warnings once, totals", async () => {
       },
     ],
     warnings: ["other: w"],
-  }]);
+  });
+});
+
+Deno.test("run report: a later attempt counts the steps the lost one saved", async () => {
+  const store = reportStore();
+  const first = new RunReport(store, run, model, quietLog(), 1);
+  await first.step(1, { reason: "tool-calls", usage: { input_tokens: 100 } }, ["other: w"]);
+  // The first attempt's replica is lost here: its step's tokens were spent all the same.
+  const second = new RunReport(store, run, model, quietLog(), 2);
+  await second.step(3, { reason: "stop", usage: { input_tokens: 40, output_tokens: 7 } }, [
+    "other: w",
+  ]);
+  assert.deepEqual(await second.totals(), {
+    usage: { input_tokens: 140, output_tokens: 7 },
+    finish_reason: "stop",
+  });
+  const last = store.saved.at(-1)!;
+  assert.equal(last.attempt, 2, "written as the second attempt (fenced)");
+  assert.deepEqual(last.report.steps.map((s) => s.step), [1, 3]);
+  assert.deepEqual(last.report.warnings, ["other: w"]);
 });
 
 Deno.test("run report: nothing reported, nothing saved; a failed save is logged", async () => {
   const lines: string[] = [];
-  const failing = { saveModelReport: () => Promise.reject(new Error("store down")) };
-  const quiet = new RunReport(
-    failing,
-    "r1",
-    model,
-    createLogger("error", {}, (l) => lines.push(l)),
-  );
-  assert.deepEqual(await quiet.save(), { usage: null, finish_reason: null });
+  const failing = {
+    saveModelReport: () => Promise.reject(new Error("store down")),
+    getRun: () => Promise.resolve(null),
+  };
+  const quiet = new RunReport(failing, run, model, createLogger("error", {}, (l) => lines.push(l)));
+  await quiet.step(1, null, []);
+  assert.deepEqual(await quiet.totals(), { usage: null, finish_reason: null });
   assert.equal(lines.length, 0, "no write was tried");
-  quiet.step(1, { reason: "stop", usage: {} }, []);
-  assert.deepEqual(await quiet.save(), { usage: {}, finish_reason: "stop" });
+  await quiet.step(2, { reason: "stop", usage: {} }, []);
+  assert.deepEqual(await quiet.totals(), { usage: {}, finish_reason: "stop" });
   assert.match(lines.join("\n"), /could not save the model report/);
 });

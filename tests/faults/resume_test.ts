@@ -140,6 +140,8 @@ slowTest({
         console.log(`  ${tool}: completed on B ${ms} ms after SIGKILL (lease ${LEASE} ms)`);
         assert.equal(run.status, "completed", JSON.stringify(run));
         assert.equal(run.attempt, 2);
+        // The lost attempt's model step (the tool call) spent its tokens: it counts.
+        assert.equal(run.model_steps.length, 2, JSON.stringify(run.model_steps));
         const started = events.filter((e) => e.event === "custom").length;
         const messages = await conversation(session_id);
         assert.deepEqual(messages.map((m) => m.role), ["user", "assistant", "tool", "assistant"]);
