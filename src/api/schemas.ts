@@ -131,6 +131,7 @@ export const SessionCreateSchema = z.object({
 
 /** Run statuses of the spec. */
 export const RunStatusSchema = z.enum([
+  "queued",
   "running",
   "completed",
   "failed",
@@ -138,7 +139,9 @@ export const RunStatusSchema = z.enum([
   "cancelled",
 ]).meta({
   id: "RunStatus",
-  description: "Where a run is: `running`, or how it ended (`interrupted` runs can be resumed).",
+  description: "Where a run is: `queued` (an extension: waiting for a free slot, only when " +
+    "`runtime.runs.max_concurrent` is reached), `running`, or how it ended (`interrupted` runs " +
+    "can be resumed).",
 });
 
 /** Error payload of a failed or interrupted run. */

@@ -8,6 +8,7 @@
 /** What kind of refusal a `RunServiceError` is. */
 export type RunServiceErrorKind =
   | "shutting_down"
+  | "at_capacity"
   | "session_busy"
   | "run_not_found"
   | "run_not_running"
@@ -36,6 +37,8 @@ export class RunServiceError extends Error {
 export const runServiceErrors = {
   shuttingDown: () =>
     new RunServiceError("shutting_down", "the server is shutting down and accepts no new runs"),
+  /** An attached run while this replica executes `runtime.runs.max_concurrent` runs. */
+  atCapacity: () => new RunServiceError("at_capacity", "this replica runs as many runs as it may"),
   /** The session's conversation kept changing under the start (or another run holds it). */
   sessionBusy: (id: string) =>
     new RunServiceError("session_busy", `session '${id}' already has a running run`, id),

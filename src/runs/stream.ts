@@ -98,14 +98,14 @@ export async function openRunStream(
   if (after === undefined) return await liveStream(deps, tenant, before);
   const channel = runChannel(runId);
   // Subscribed before the history is read: see the module comment.
-  const sub = before.status === "running" ? await deps.pubsub.subscribe(channel) : null;
+  const sub = unended(before.status) ? await deps.pubsub.subscribe(channel) : null;
   try {
     const page = await deps.pubsub.history(channel, options.fromFirst ? 0 : after);
     const entries = checkedEntries(
       runId,
       page,
       options.fromFirst ? 0 : after,
-      before.status === "running",
+      unended(before.status),
     );
     const ended = entries.some((e) => e.event.kind === "run_finished");
     if (ended) sub?.close();
@@ -133,7 +133,7 @@ export async function openRunStream(
 
 /** The spec's re-attach: live events from now on, of a running run (`run_not_running` else). */
 async function liveStream(deps: StreamDeps, tenant: string, before: Run): Promise<RunStream> {
-  if (before.status !== "running") {
+  if (!unended(before.status)) {
     throw runServiceErrors.runNotRunning(before.run_id, before.status);
   }
   const sub = await deps.pubsub.subscribe(runChannel(before.run_id));
@@ -143,7 +143,7 @@ async function liveStream(deps: StreamDeps, tenant: string, before: Run): Promis
     sub.close();
     throw err;
   });
-  if (!now || now.status !== "running") {
+  if (!now || !unended(now.status)) {
     sub.close();
     throw runServiceErrors.runNotRunning(before.run_id, now?.status ?? "gone");
   }
@@ -222,7 +222,7 @@ async function* liveItems(
         continue;
       }
       const run = await ctx.deps.store.getRun(ctx.tenant, ctx.run.run_id).catch(() => undefined);
-      if (run === undefined || run?.status === "running") continue;
+      if (run === undefined || (run !== null && unended(run.status))) continue;
       // One more interval for a `run_finished` still on its way.
       if (!endSeen) {
         endSeen = true;
@@ -327,4 +327,9 @@ async function orTimeout<T>(promise: Promise<T>, ms: number): Promise<T | undefi
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** Whether a run of `status` has not ended yet: running, or queued for a free slot. */
+function unended(status: string): boolean {
+  return status === "running" || status === "queued";
 }

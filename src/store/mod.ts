@@ -17,6 +17,7 @@ export type {
   LostRun,
   NewRun,
   PageQuery,
+  QueuedClaim,
   RunChain,
   RunFilter,
   RunOutcome,

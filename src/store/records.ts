@@ -114,7 +114,8 @@ export function toRun(row: RunRow): Run {
     run_id: row.run_id,
     session_id: row.session_id,
     tenant_id: row.tenant_id,
-    status: row.status as RunStatus,
+    // A queued run is stored `running` with attempt 0 (it holds its session like a running one).
+    status: (row.status === "running" && row.attempt === 0 ? "queued" : row.status) as RunStatus,
     attempt: row.attempt,
     created_at: iso(row.created_at),
     updated_at: iso(row.updated_at),

@@ -209,6 +209,12 @@ export interface ClaimedRun extends LostRun {
   request: unknown;
 }
 
+/** A queued run a replica took (`claimQueuedRuns`): attempt 1 now, and when it was queued. */
+export interface QueuedClaim extends ClaimedRun {
+  /** When the run was created (ms since the epoch): its wait is up to the claim. */
+  created_at: number;
+}
+
 /** What a sweep did: the runs it resumed here, and those out of attempts. */
 export interface Claimed {
   /** Runs this replica now owns as a new attempt. */
@@ -369,6 +375,24 @@ export interface Store {
    * sweep of any replica claims it. Fenced by `attempt`; false when the attempt no longer owns it.
    */
   releaseRun(runId: string, attempt: number): Promise<boolean>;
+  /**
+   * Puts a run this owner just created (attempt 1, no step yet) in the run queue: it stays
+   * `running` in the store with attempt 0 (`queued` to clients), holding its session, until a
+   * replica with a free slot claims it (`claimQueuedRuns`). False when it is not that run any more
+   * (cancelled meanwhile).
+   */
+  queueRun(runId: string): Promise<boolean>;
+  /**
+   * Takes up to `limit` queued runs for `owner` as their first attempt, one at a time by tenant:
+   * the head (oldest) queued run of the tenant with the fewest runs executing now, oldest head
+   * first among equals, so a tenant's flood never waits another tenant's next run longer than
+   * one slot. Concurrent claimers never take one run twice (PostgreSQL `FOR UPDATE SKIP LOCKED`;
+   * SQLite under its write lock). `owner` in each claimed run is the new one; `created_at` (ms)
+   * tells how long it waited.
+   */
+  claimQueuedRuns(owner: string, limit: number): Promise<QueuedClaim[]>;
+  /** Runs waiting in the run queue, over all tenants. */
+  queueDepth(): Promise<number>;
 
   // Checkpoints (records with the conversation of their moment)
   /** One checkpoint of the session, or null. */
@@ -417,7 +441,14 @@ export type ChainMethods = Pick<Store, "runChain" | "listChains">;
  */
 export type LeaseMethods = Pick<
   Store,
-  "watchCancellations" | "runStatuses" | "heartbeat" | "claimLostRuns" | "releaseRun"
+  | "watchCancellations"
+  | "runStatuses"
+  | "heartbeat"
+  | "claimLostRuns"
+  | "releaseRun"
+  | "queueRun"
+  | "claimQueuedRuns"
+  | "queueDepth"
 >;
 
 /** The checkpoint methods of a `Store`. */

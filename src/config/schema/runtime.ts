@@ -60,6 +60,12 @@ export const RunsSchema = z.object({
    * from its last checkpoint as the next attempt, until this many; then it fails.
    */
   max_attempts: z.number().int().min(1).max(100).default(3),
+  /**
+   * Runs this replica executes at once (docs/deploy.md#run-queue). A detached run beyond it
+   * waits `queued` in the store until a replica has a free slot; an attached one is answered 503
+   * with `Retry-After`.
+   */
+  max_concurrent: z.number().int().min(1).max(100_000).default(100),
 }).strict();
 
 /** How an attached run stream treats a client that reads slower than the run produces. */

@@ -201,10 +201,10 @@ function duplicateMessageId(messageId: string, taskId?: string | null) {
 function assertWaitingForInput(chain: ChainState, session: SessionState | null): void {
   const taskId = chain.origin_run_id;
   const run = latestRun(chain);
-  if (run.status === "running") {
+  if (run.status === "running" || run.status === "queued") {
     throw a2aErrors.unsupported(
       `task '${taskId}' is working; it accepts a message only once it is input-required`,
-      { taskId, state: "TASK_STATE_WORKING" },
+      { taskId, state: taskState(run.status) },
     );
   }
   if (run.status !== "interrupted") {

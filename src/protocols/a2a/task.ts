@@ -16,6 +16,8 @@ import type { MessageInput } from "./schemas.ts";
 /** Run status → task state (docs/a2a.md). */
 export function taskState(status: RunStatus): TaskState {
   switch (status) {
+    case "queued":
+      return "TASK_STATE_SUBMITTED";
     case "running":
       return "TASK_STATE_WORKING";
     case "completed":

@@ -79,11 +79,12 @@ export function postgresLeases(
           error = jsonb_build_object('code', 'replica_lost',
             'message', ${replicaLostMessagePrefix()}::text || owner || ')')
         WHERE status = 'running' AND heartbeat_at < ${cut} AND attempt >= ${maxAttempts}
+          AND attempt > 0
         RETURNING tenant_id, run_id, session_id, owner`;
       // SKIP LOCKED: of two sweepers each claims other runs, none waits for the other.
       const resumed = limit <= 0 ? [] : await sql`WITH lost AS (
           SELECT run_id, owner FROM runs WHERE status = 'running' AND heartbeat_at < ${cut}
-            AND attempt < ${maxAttempts} ORDER BY heartbeat_at, seq LIMIT ${limit}
+            AND attempt < ${maxAttempts} AND attempt > 0 ORDER BY heartbeat_at, seq LIMIT ${limit}
             FOR UPDATE SKIP LOCKED)
         UPDATE runs r SET attempt = r.attempt + 1, owner = ${owner},
           heartbeat_at = ${Math.max(now, at)},
@@ -107,6 +108,59 @@ export function postgresLeases(
           request: r.request ?? null,
         })),
       };
+    },
+
+    async queueRun(runId) {
+      const rows = await sql`UPDATE runs SET attempt = 0 WHERE run_id = ${runId}
+        AND attempt = 1 AND status = 'running' RETURNING run_id`;
+      return rows.length > 0;
+    },
+
+    async claimQueuedRuns(owner, limit) {
+      const claimed = [];
+      // One at a time: each claim sees the tenants' executing runs the previous one changed.
+      while (claimed.length < limit) {
+        const at = clock.now();
+        // Round robin by tenant: a queued run's rank is its place in its tenant's queue plus the
+        // runs its tenant executes now; the lowest rank goes first, the oldest among equals.
+        // SKIP LOCKED: a run another claimer holds is passed over for the next; the re-checked
+        // `attempt = 0` passes over one another claimer took meanwhile.
+        const [row] = await sql`WITH queued AS (
+            SELECT run_id, tenant_id, seq,
+              row_number() OVER (PARTITION BY tenant_id ORDER BY seq) AS pos
+            FROM runs WHERE status = 'running' AND attempt = 0),
+          executing AS (
+            SELECT tenant_id, count(*) AS n FROM runs WHERE status = 'running' AND attempt > 0
+            GROUP BY tenant_id),
+          pick AS (
+            SELECT r.run_id FROM runs r JOIN queued q ON r.run_id = q.run_id
+            LEFT JOIN executing e ON e.tenant_id = q.tenant_id
+            WHERE r.status = 'running' AND r.attempt = 0
+            ORDER BY q.pos + coalesce(e.n, 0), q.seq
+            LIMIT 1 FOR UPDATE OF r SKIP LOCKED)
+          UPDATE runs r SET attempt = 1, owner = ${owner}, heartbeat_at = ${at}, updated_at = ${at}
+          FROM pick WHERE r.run_id = pick.run_id AND r.attempt = 0 AND r.status = 'running'
+          RETURNING r.tenant_id, r.run_id, r.session_id, r.attempt, r.checkpoint_id, r.request,
+            r.created_at`;
+        if (!row) break;
+        claimed.push({
+          tenant_id: row.tenant_id as string,
+          run_id: row.run_id as string,
+          session_id: row.session_id as string,
+          owner,
+          attempt: Number(row.attempt),
+          checkpoint_id: row.checkpoint_id as string | null,
+          request: row.request ?? null,
+          created_at: Number(row.created_at),
+        });
+      }
+      return claimed;
+    },
+
+    async queueDepth() {
+      const [{ n }] = await sql`SELECT count(*) AS n FROM runs
+        WHERE status = 'running' AND attempt = 0`;
+      return Number(n);
     },
 
     async releaseRun(runId, attempt) {

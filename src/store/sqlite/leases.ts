@@ -62,7 +62,7 @@ export function sqliteLeases(conn: Connection, commits: GroupCommit, clock: Cloc
           conn.all(
             `UPDATE runs SET status = 'failed', updated_at = ?,
              error = json_object('code', 'replica_lost', 'message', ? || owner || ')')
-             WHERE status = 'running' AND heartbeat_at < ? AND attempt >= ?
+             WHERE status = 'running' AND heartbeat_at < ? AND attempt >= ? AND attempt > 0
              RETURNING tenant_id, run_id, session_id, owner`,
             now2,
             replicaLostMessagePrefix(),
@@ -73,7 +73,7 @@ export function sqliteLeases(conn: Connection, commits: GroupCommit, clock: Cloc
         const resumed = limit <= 0 ? [] : commits.write(() => {
           const lost = conn.all(
             `SELECT run_id, owner FROM runs WHERE status = 'running' AND heartbeat_at < ?
-             AND attempt < ? ORDER BY heartbeat_at, seq LIMIT ?`,
+             AND attempt < ? AND attempt > 0 ORDER BY heartbeat_at, seq LIMIT ?`,
             cut,
             maxAttempts,
             limit,
@@ -110,6 +110,70 @@ export function sqliteLeases(conn: Connection, commits: GroupCommit, clock: Cloc
           })),
         };
       });
+    },
+
+    queueRun(runId) {
+      return commits.durable(() =>
+        commits.write(() =>
+          conn.get(
+            `UPDATE runs SET attempt = 0 WHERE run_id = ? AND attempt = 1 AND status = 'running'
+             RETURNING run_id`,
+            runId,
+          ) !== undefined
+        )
+      );
+    },
+
+    claimQueuedRuns(owner, limit) {
+      return commits.durable(() =>
+        commits.write(() => {
+          // Under the write lock: one claimer at a time. One run per pick, so each pick sees the
+          // tenants' executing runs the previous one changed. Round robin by tenant: a queued
+          // run's rank is its place in its tenant's queue plus the runs its tenant executes now.
+          const claimed = [];
+          while (claimed.length < limit) {
+            const at = clock.now();
+            const row = conn.get(
+              `UPDATE runs SET attempt = 1, owner = ?, heartbeat_at = ?, updated_at = ?
+               WHERE run_id = (
+                 SELECT q.run_id FROM (SELECT run_id, tenant_id, seq,
+                     row_number() OVER (PARTITION BY tenant_id ORDER BY seq) AS pos
+                   FROM runs WHERE status = 'running' AND attempt = 0) q
+                 LEFT JOIN (SELECT tenant_id, count(*) AS n FROM runs
+                   WHERE status = 'running' AND attempt > 0 GROUP BY tenant_id) e
+                   ON e.tenant_id = q.tenant_id
+                 ORDER BY q.pos + coalesce(e.n, 0), q.seq LIMIT 1)
+               RETURNING tenant_id, run_id, session_id, attempt, checkpoint_id, request,
+               created_at`,
+              owner,
+              at,
+              at,
+            );
+            if (!row) break;
+            claimed.push({
+              tenant_id: row.tenant_id as string,
+              run_id: row.run_id as string,
+              session_id: row.session_id as string,
+              owner,
+              attempt: Number(row.attempt),
+              checkpoint_id: row.checkpoint_id as string | null,
+              request: typeof row.request === "string" ? JSON.parse(row.request) : null,
+              created_at: Number(row.created_at),
+            });
+          }
+          return claimed;
+        })
+      );
+    },
+
+    queueDepth() {
+      return attempt(() =>
+        Number(
+          conn.get(
+            "SELECT count(*) AS n FROM runs WHERE status = 'running' AND attempt = 0",
+          )!.n,
+        )
+      );
     },
 
     releaseRun(runId, runAttempt) {

@@ -13,6 +13,7 @@ import { isolationSteps } from "./isolation.ts";
 import { leaseSteps } from "./leases.ts";
 import { messageSteps } from "./messages.ts";
 import { paginationSteps } from "./pagination.ts";
+import { queueSteps } from "./queue.ts";
 import { runSteps } from "./runs.ts";
 import { sessionSteps } from "./sessions.ts";
 
@@ -48,6 +49,7 @@ export function storeContract(
     await runSteps(t, c);
     await finishSteps(t, c);
     await leaseSteps(t, c);
+    await queueSteps(t, c);
     await chainSteps(t, c);
     await checkpointSteps(t, c);
     await isolationSteps(t, c);

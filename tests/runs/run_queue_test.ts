@@ -1,0 +1,134 @@
+/**
+ * The run queue over HTTP (runtime.runs.max_concurrent), on each store: detached runs beyond the
+ * limit wait `queued` and start FIFO as slots free, never more than the limit at once; a tenant's
+ * flood waits another tenant's run one slot at most; a queued run can be cancelled and never
+ * runs; an attached run beyond the limit is answered 503 with `Retry-After`.
+ */
+import assert from "node:assert/strict";
+import {
+  assertError,
+  eventually,
+  startTestServer,
+  storeKinds,
+  type TestServer,
+} from "../_kit/mod.ts";
+
+const text = (value: string) => ({ role: "user", content: [{ type: "text", value }] });
+/** An echo run of a few words, `ms` between them. */
+const body = (ms: number) => ({
+  messages: [text("one two three four")],
+  model: { override: { inference_params: { provider_params: { delay_ms: ms } } } },
+});
+
+async function startDetached(t: TestServer, ms: number, tenant?: string): Promise<string> {
+  const res = await t.fetch("/v1/runs/start", { method: "POST", json: body(ms), tenant });
+  assert.equal(res.status, 202, await res.clone().text());
+  return (await res.json()).run_id;
+}
+
+async function runStatus(t: TestServer, runId: string, tenant?: string): Promise<string> {
+  const res = await t.fetch(`/v1/runs/${runId}`, { tenant });
+  assert.equal(res.status, 200);
+  return (await res.json()).status;
+}
+
+/** The replica's log lines with `msg`, parsed. */
+function logged(t: TestServer, msg: string): Record<string, unknown>[] {
+  return t.logs.map((l) => JSON.parse(l)).filter((l) => l.msg === msg);
+}
+
+/** The most runs the replica executed at once, replayed from its start and finish log lines. */
+function mostAtOnce(t: TestServer): number {
+  let now = 0;
+  let most = 0;
+  for (const line of t.logs.map((l) => JSON.parse(l))) {
+    if (line.msg === "run started" || line.msg === "queued run started") now++;
+    if (line.msg === "run finished") now--;
+    most = Math.max(most, now);
+  }
+  return most;
+}
+
+const queueManifest = { runtime: { runs: { max_concurrent: 2 } } };
+
+for (const store of storeKinds) {
+  Deno.test(`run queue (${store}): 10 detached runs, 2 at once, all complete FIFO`, async () => {
+    await using t = await startTestServer({ store, manifest: queueManifest });
+    let most = 0;
+    const sampler = setInterval(() => most = Math.max(most, t.server.runs.activeCount), 2);
+    try {
+      const ids: string[] = [];
+      for (let i = 0; i < 10; i++) ids.push(await startDetached(t, 20));
+      // The last ones wait their turn.
+      assert.equal(await runStatus(t, ids[9]), "queued");
+      await eventually(async () => {
+        for (const id of ids) if (await runStatus(t, id) !== "completed") return false;
+        return true;
+      }, { timeout: 30_000, what: "all 10 runs completed" });
+      const started = logged(t, "queued run started").map((l) => l.run_id);
+      assert.equal(logged(t, "run started").length + started.length, 10);
+      // The queued ones started in the order they were submitted.
+      assert.deepEqual(started, ids.slice(ids.length - started.length));
+      assert.ok(started.length >= 8, `${started.length} runs queued`);
+    } finally {
+      clearInterval(sampler);
+    }
+    assert.ok(most <= 2, `${most} runs at once`);
+    assert.ok(mostAtOnce(t) <= 2, `${mostAtOnce(t)} runs at once by the log`);
+    assert.equal(t.server.runs.activeCount, 0);
+  });
+
+  Deno.test(`run queue (${store}): a flooding tenant waits another's run one slot`, async () => {
+    await using t = await startTestServer({ store, manifest: queueManifest });
+    const flood: string[] = [];
+    for (let i = 0; i < 8; i++) flood.push(await startDetached(t, 50, "flood"));
+    const other = await startDetached(t, 20, "other");
+    assert.equal(await runStatus(t, other, "other"), "queued");
+    await eventually(async () => await runStatus(t, other, "other") === "completed", {
+      timeout: 30_000,
+      what: "the other tenant's run completed",
+    });
+    await eventually(async () => {
+      for (const id of flood) if (await runStatus(t, id, "flood") !== "completed") return false;
+      return true;
+    }, { timeout: 30_000, what: "the flood completed" });
+    // The queued runs that started after the other tenant's run was queued, in order.
+    const lines = t.logs.map((l) => JSON.parse(l));
+    const queuedAt = lines.findIndex((l) => l.msg === "run queued" && l.run_id === other);
+    assert.ok(queuedAt >= 0);
+    const started = lines.slice(queuedAt).filter((l) => l.msg === "queued run started")
+      .map((l) => l.run_id);
+    // It took the first slot that freed after it was queued, or the one after (a flood run that
+    // was being taken as it was queued, or ranked level with it while the flood executed none).
+    const at = started.indexOf(other);
+    assert.ok(at === 0 || at === 1, `started ${at}th after it was queued: ${started}`);
+    assert.ok(started.length > 1, "flood runs were still queued behind it");
+  });
+
+  Deno.test(`run queue (${store}): cancel a queued run; attached beyond it is 503`, async () => {
+    await using t = await startTestServer({
+      store,
+      manifest: { runtime: { runs: { max_concurrent: 1 } } },
+    });
+    const long = await startDetached(t, 2_000);
+    const waiting = await startDetached(t, 1);
+    assert.equal(await runStatus(t, waiting), "queued");
+    const attached = await t.fetch("/v1/runs", { method: "POST", json: body(1) });
+    assert.equal(attached.headers.get("retry-after"), "1");
+    await assertError(attached, 503004);
+
+    const cancel = await t.fetch(`/v1/runs/${waiting}/cancel`, { method: "PUT" });
+    assert.ok(cancel.ok, `cancel answered ${cancel.status}`);
+    assert.equal(await runStatus(t, waiting), "cancelled");
+    const cancelLong = await t.fetch(`/v1/runs/${long}/cancel`, { method: "PUT" });
+    assert.ok(cancelLong.ok);
+    await eventually(() => t.server.runs.activeCount === 0, { what: "the long run stopped" });
+    // The slot is free again: a new run starts at once (the freed slot took nothing queued).
+    const after = await startDetached(t, 1);
+    await eventually(async () => await runStatus(t, after) === "completed", {
+      what: "a run after the cancelled ones completed",
+    });
+    assert.equal(await runStatus(t, waiting), "cancelled");
+    assert.ok(!logged(t, "queued run started").some((l) => l.run_id === waiting));
+  });
+}

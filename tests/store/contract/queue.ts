@@ -1,0 +1,84 @@
+/**
+ * The run queue: a queued run (attempt 0, `queued` to clients) holds its session, is never taken
+ * as a lost run, and is claimed once, FIFO within a tenant and fair across tenants (the head of
+ * the tenant executing fewest runs first); a cancelled one is never claimed.
+ */
+import assert from "node:assert/strict";
+import type { Run } from "../../../src/api/schemas.ts";
+import { type Contract, newTenant } from "./helpers.ts";
+
+/** Registers the run queue steps of the store contract. */
+export async function queueSteps(t: Deno.TestContext, c: Contract): Promise<void> {
+  const { store, clock, runningRun } = c;
+  const queued = async (tenant: string): Promise<Run> => {
+    const run = await runningRun(tenant);
+    assert.equal(await store.queueRun(run.run_id), true);
+    clock.advance(1);
+    return run;
+  };
+  const claimAll = async (owner: string, limit: number) =>
+    (await store.claimQueuedRuns(owner, limit)).map((r) => r.run_id);
+
+  await t.step("queue: a queued run is queued, holds its session, is no lost run", async () => {
+    const tenant = newTenant();
+    const run = await queued(tenant);
+    const read = await store.getRun(tenant, run.run_id);
+    assert.equal(read?.status, "queued");
+    assert.equal(read?.attempt, 0);
+    assert.equal(await store.queueDepth(), 1);
+    // Its session is busy: no other run starts on it.
+    await assert.rejects(() => runningRun(tenant, run.session_id));
+    // However old, the sweep of lost runs leaves it alone.
+    const swept = await store.claimLostRuns("replica-x", clock.now() + 10 ** 9, 1, 3, 100);
+    assert.ok(!swept.resumed.some((r) => r.run_id === run.run_id));
+    assert.ok(!swept.failed.some((r) => r.run_id === run.run_id));
+    const [claim, ...more] = await store.claimQueuedRuns("replica-b", 5);
+    assert.deepEqual(more, []);
+    assert.equal(claim.run_id, run.run_id);
+    assert.equal(claim.owner, "replica-b");
+    assert.equal(claim.attempt, 1);
+    assert.equal(claim.created_at, Date.parse(run.created_at));
+    const taken = await store.getRun(tenant, run.run_id);
+    assert.deepEqual([taken?.status, taken?.attempt], ["running", 1]);
+    assert.equal(await store.queueDepth(), 0);
+    await store.finishRun(run.run_id, { status: "completed" }, undefined, 1);
+  });
+
+  await t.step("queue: FIFO within a tenant, each run claimed once", async () => {
+    const tenant = newTenant();
+    const runs = [];
+    for (let i = 0; i < 6; i++) runs.push((await queued(tenant)).run_id);
+    assert.deepEqual(await claimAll("replica-b", 2), runs.slice(0, 2));
+    // Concurrent claimers (separate connections on PostgreSQL) share the rest, none twice.
+    const claims = await Promise.all([1, 2, 3, 4].map((i) => claimAll(`replica-${i}`, 2)));
+    const all = claims.flat();
+    assert.equal(all.length, 4);
+    assert.deepEqual([...all].sort(), runs.slice(2).sort());
+    assert.deepEqual(await claimAll("replica-b", 2), []);
+    for (const id of runs) await store.finishRun(id, { status: "completed" });
+  });
+
+  await t.step("queue: a flooding tenant waits another's next run one slot at most", async () => {
+    const flood = newTenant();
+    const other = newTenant();
+    const floodRuns = [];
+    for (let i = 0; i < 5; i++) floodRuns.push((await queued(flood)).run_id);
+    const late = (await queued(other)).run_id;
+    // Both tenants execute nothing: the older head goes first.
+    assert.deepEqual(await claimAll("replica-b", 1), [floodRuns[0]]);
+    // The flooding tenant executes one run, the other none: the other's run is next.
+    assert.deepEqual(await claimAll("replica-b", 1), [late]);
+    assert.deepEqual(await claimAll("replica-b", 10), floodRuns.slice(1));
+    for (const id of [...floodRuns, late]) await store.finishRun(id, { status: "completed" });
+  });
+
+  await t.step("queue: a cancelled queued run is never claimed", async () => {
+    const tenant = newTenant();
+    const run = await queued(tenant);
+    const cancelled = await store.cancelRun(tenant, run.run_id);
+    assert.equal(cancelled?.status, "cancelled");
+    assert.deepEqual(await claimAll("replica-b", 5), []);
+    assert.equal(await store.queueDepth(), 0);
+    assert.equal(await store.queueRun(run.run_id), false);
+  });
+}
