@@ -56,6 +56,11 @@ const ALLOWED: { file: string; name: string; why: string }[] = [
     why: "reads a manifest tool module (a user file) for the export its block names",
   },
   {
+    file: "src/dev.ts",
+    name: "Deno file read",
+    why: "reads the manifest and the .env beside it (user files) when `serve --watch` reloads",
+  },
+  {
     file: "main.ts",
     name: "Deno file read",
     why: "reads the manifest again (a user file) to place `check`'s messages at file:line:col",

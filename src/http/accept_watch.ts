@@ -33,6 +33,9 @@ export interface AcceptWatch {
 
 const DEFAULT_TIMING: AcceptWatchTiming = { intervalMs: 2_000, timeoutMs: 1_000 };
 
+/** How many past checks' connections are still recognised as the watch's own. */
+const RECENT_CHECKS = 4;
+
 /**
  * Watches `server`, listening on `host:port` (`host` an address, as `server.address()` gives it),
  * and listens again if it stops accepting.
@@ -45,18 +48,23 @@ export function watchAccept(
   timing: AcceptWatchTiming = DEFAULT_TIMING,
 ): AcceptWatch {
   const target = checkHost(host);
-  let check: { port: number; socket: Socket; failed: boolean } | undefined;
+  let check: { socket: Socket; failed: boolean } | undefined;
   let timer: ReturnType<typeof setTimeout> | undefined;
   // Connections accepted so far, the check's or any other: under a flood the check connection
   // may find the queue full, but a listener that accepts anything is alive.
   let accepted = 0;
+  // The ports of the last few checks: a check connection the listener accepts only after its
+  // check ended (a busy event loop) is still the watch's own, not a client that timed out.
+  const checkPorts: number[] = [];
 
   const start = () => {
     // A port out of Linux's ephemeral range (32768-60999), so it rarely collides with one the
     // kernel handed out; a collision only skips this check.
     const localPort = 20_000 + Math.floor(Math.random() * 12_000);
     const socket = connect({ host: target, port, localAddress: target, localPort });
-    const current = { port: localPort, socket, failed: false };
+    const current = { socket, failed: false };
+    checkPorts.push(localPort);
+    if (checkPorts.length > RECENT_CHECKS) checkPorts.shift();
     const acceptedBefore = accepted;
     // Refused means nothing listens any more; anything else (the port taken, no descriptor left)
     // says nothing about the accept loop.
@@ -88,7 +96,7 @@ export function watchAccept(
   return {
     isCheck(socket) {
       accepted++;
-      if (check === undefined || socket.remotePort !== check.port) return false;
+      if (socket.remotePort === undefined || !checkPorts.includes(socket.remotePort)) return false;
       return socket.remoteAddress?.replace(/^::ffff:/, "") === target;
     },
     stop() {
