@@ -20,6 +20,9 @@ export const STREAM_KINDS = ["attached", "reattach", "ag_ui", "a2a", "ai_sdk", "
 /** Why a connection ended before its request reached the app. */
 export const CLIENT_ERROR_REASONS = ["timeout", "headers_too_large", "malformed", "reset"] as const;
 
+/** Buckets of a queued run's wait (seconds): from a slot freeing at once to an hour's backlog. */
+const QUEUE_WAIT_BUCKETS = [0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300, 900, 3600];
+
 /** A kind of open SSE stream. */
 export type StreamKind = typeof STREAM_KINDS[number];
 
@@ -47,6 +50,12 @@ export interface AgentdMetrics {
   runs: Counter<"status">;
   /** `agentd_runs_active`: runs this process executes now. */
   runsActive: Gauge;
+  /** `agentd_runs_queued_total`: detached runs this replica queued (at max_concurrent). */
+  runsQueued: Counter;
+  /** `agentd_run_queue_depth`: queued runs over all replicas and tenants, last looked at. */
+  runQueueDepth: Gauge;
+  /** `agentd_run_queue_wait_seconds`: how long each queued run this replica took waited. */
+  runQueueWait: Histogram;
   /** `agentd_model_attempts_total`: model stream attempts, by outcome. */
   modelAttempts: Counter<"provider" | "model" | "outcome">;
   /** `agentd_model_attempt_duration_seconds`: time to establish a model stream. */
@@ -122,6 +131,20 @@ export function createMetrics(): AgentdMetrics {
     runsActive: r.gauge({
       name: "agentd_runs_active",
       help: "Runs this replica executes now.",
+    }),
+    runsQueued: r.counter({
+      name: "agentd_runs_queued_total",
+      help: "Detached runs this replica queued (it executed runtime.runs.max_concurrent runs).",
+    }),
+    runQueueDepth: r.gauge({
+      name: "agentd_run_queue_depth",
+      help: "Queued runs in the store, over all replicas and tenants (as of this replica's last " +
+        "look: every poll_interval).",
+    }),
+    runQueueWait: r.histogram({
+      name: "agentd_run_queue_wait_seconds",
+      help: "How long each queued run this replica took had waited since it was submitted.",
+      buckets: QUEUE_WAIT_BUCKETS,
     }),
     modelAttempts: r.counter({
       name: "agentd_model_attempts_total",

@@ -21,7 +21,8 @@ const seconds = (startedMs: number) => (performance.now() - startedMs) / 1000;
  * span: the background polls would otherwise start a trace each). Run transitions are counted
  * where they are persisted: `createRun` (started), `finishRun` (the terminal status the row got),
  * `claimLostRuns` (failed out of attempts; resumed runs counted as resumes), so every run is
- * counted once across replicas.
+ * counted once across replicas. The run queue: `queueRun` (queued), `claimQueuedRuns` (each
+ * taken run's wait), `queueDepth` (the depth gauge, as of the run service's last look).
  */
 export function instrumentStore(store: Store, metrics: AgentdMetrics, tracer: Tracer): Store {
   const wrapped = new Map<PropertyKey, unknown>();
@@ -38,6 +39,13 @@ export function instrumentStore(store: Store, metrics: AgentdMetrics, tracer: Tr
       const claimed = result as { resumed: unknown[]; failed: unknown[] };
       metrics.runs.inc({ status: "failed" }, claimed.failed.length);
       metrics.runsResumed.inc(claimed.resumed.length);
+    }
+    if (method === "queueRun" && result === true) metrics.runsQueued.inc();
+    if (method === "queueDepth") metrics.runQueueDepth.set(undefined, result as number);
+    if (method === "claimQueuedRuns") {
+      for (const run of result as { created_at: number }[]) {
+        metrics.runQueueWait.observe(undefined, Math.max(0, Date.now() - run.created_at) / 1000);
+      }
     }
   };
   return new Proxy(store, {

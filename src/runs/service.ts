@@ -147,7 +147,7 @@ export class RunService {
   /** Starts the heartbeat, the cancellation watch, the sweeper and the run queue's poll. */
   async open(): Promise<void> {
     await this.#leases.open();
-    this.#fillTimer = setInterval(() => void this.#fill(), this.#pollInterval);
+    this.#fillTimer = setInterval(() => void this.#pollQueue(), this.#pollInterval);
     void this.#fill();
   }
 
@@ -292,6 +292,14 @@ export class RunService {
     } finally {
       this.#filling = false;
     }
+  }
+
+  /** The poll of the run queue: takes what fits, then counts what waits (the depth metric). */
+  async #pollQueue(): Promise<void> {
+    await this.#fill();
+    await this.#store.queueDepth().catch((err) => {
+      this.#log.warn("could not count queued runs", { error: String(err) });
+    });
   }
 
   /** The engine's events of `plan`, executed as `active`'s attempt. */

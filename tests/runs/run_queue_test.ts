@@ -76,6 +76,18 @@ for (const store of storeKinds) {
     assert.ok(most <= 2, `${most} runs at once`);
     assert.ok(mostAtOnce(t) <= 2, `${mostAtOnce(t)} runs at once by the log`);
     assert.equal(t.server.runs.activeCount, 0);
+    // The queue's metrics: each queued run counted and its wait observed; the queue drained.
+    const queued = logged(t, "queued run started").length;
+    await eventually(async () => {
+      const text = await (await t.fetch("/metrics")).text();
+      const value = (name: string) =>
+        Number(text.match(new RegExp(`^${name} (\\S+)$`, "m"))?.[1] ?? NaN);
+      assert.equal(value("agentd_runs_queued_total"), queued);
+      assert.equal(value("agentd_run_queue_wait_seconds_count"), queued);
+      assert.ok(value("agentd_run_queue_wait_seconds_sum") > 0);
+      assert.equal(value("agentd_run_queue_depth"), 0);
+      return true;
+    }, { what: "the queue's metrics" });
   });
 
   Deno.test(`run queue (${store}): a flooding tenant waits another's run one slot`, async () => {
