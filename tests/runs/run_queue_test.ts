@@ -144,3 +144,32 @@ for (const store of storeKinds) {
     assert.ok(!logged(t, "queued run started").some((l) => l.run_id === waiting));
   });
 }
+
+Deno.test({
+  name: "run queue (postgres): a replica with a free slot takes another replica's queued runs",
+  ignore: !storeKinds.includes("postgres"),
+}, async () => {
+  await using a = await startTestServer({
+    store: "postgres",
+    replicaId: "replica-a",
+    manifest: { runtime: { runs: { max_concurrent: 1 } } },
+  });
+  const schema = (a.config.manifest.runtime.storage as { schema: string }).schema;
+  await using b = await startTestServer({
+    store: "postgres",
+    replicaId: "replica-b",
+    shared: { schema },
+    clock: a.clock,
+    manifest: { runtime: { runs: { max_concurrent: 2 } } },
+  });
+  const long = await startDetached(a, 200);
+  const queued = [await startDetached(a, 5), await startDetached(a, 5)];
+  assert.deepEqual(logged(a, "run queued").map((l) => l.run_id), queued);
+  await eventually(async () => {
+    for (const id of [long, ...queued]) if (await runStatus(a, id) !== "completed") return false;
+    return true;
+  }, { timeout: 30_000, what: "all three runs completed" });
+  // A was busy with its long run: B, idle, took both queued runs.
+  assert.deepEqual(logged(b, "queued run started").map((l) => l.run_id), queued);
+  assert.deepEqual(logged(a, "queued run started"), []);
+});
