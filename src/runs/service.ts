@@ -373,12 +373,14 @@ export class RunService {
   }
 
   /**
-   * The session's running run, or null (one run at a time per session); null too for a session
+   * The session's running (or queued) run, or null (one run at a time per session); null too for a session
    * that does not exist (yet): a thread a client names before its first run is an empty one.
    */
   async runningRun(tenant: string, sessionId: string): Promise<Run | null> {
     if (!(await this.#store.getSession(tenant, sessionId))) return null;
-    const page = await this.#store.listRuns(tenant, sessionId, { statuses: ["running"] }, {
+    const page = await this.#store.listRuns(tenant, sessionId, {
+      statuses: ["running", "queued"],
+    }, {
       per_page: 1,
     });
     return page.items[0] ?? null;

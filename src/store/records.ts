@@ -108,6 +108,13 @@ export function toMessage(row: MessageRow): Message {
   return message;
 }
 
+/**
+ * A run row's status as clients see it, in SQL (both stores): a queued run is stored `running`
+ * with attempt 0 (see `toRun`).
+ */
+export const RUN_STATUS_SQL = "(CASE WHEN status = 'running' AND attempt = 0 THEN 'queued' " +
+  "ELSE status END)";
+
 /** A run record from its row. */
 export function toRun(row: RunRow): Run {
   return {

@@ -7,7 +7,7 @@ import type postgres from "postgres";
 import type { Clock } from "../../clock.ts";
 import { pageWindow, toPage } from "../cursor.ts";
 import { storeErrors } from "../errors.ts";
-import { toCheckpointHead, toMessage, toRun } from "../records.ts";
+import { RUN_STATUS_SQL, toCheckpointHead, toMessage, toRun } from "../records.ts";
 import { type DriverRow, jsonText } from "../rows.ts";
 import type { RunMethods } from "../types.ts";
 import { mapWriteError, messagesParam, stepParams } from "./boundaries.ts";
@@ -100,7 +100,9 @@ export function postgresRuns(sql: postgres.Sql, clock: Clock, channel: string): 
       const where = sql`tenant_id = ${tenant} AND session_id = ${sessionId}
         ${some(ids) ? sql`AND run_id = ANY(${ids!}::text[])` : none}
         ${some(session_ids) ? sql`AND session_id = ANY(${session_ids!}::text[])` : none}
-        ${some(statuses) ? sql`AND status = ANY(${statuses!}::text[])` : none}
+        ${
+        some(statuses) ? sql`AND ${sql.unsafe(RUN_STATUS_SQL)} = ANY(${statuses!}::text[])` : none
+      }
         ${created_before !== undefined ? sql`AND created_at < ${created_before}` : none}
         ${created_after !== undefined ? sql`AND created_at > ${created_after}` : none}
         ${updated_before !== undefined ? sql`AND updated_at < ${updated_before}` : none}

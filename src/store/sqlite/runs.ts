@@ -8,7 +8,7 @@ import type { Message } from "../../api/schemas.ts";
 import type { Clock } from "../../clock.ts";
 import { pageWindow, toPage } from "../cursor.ts";
 import { ConversationChanged, RunFenced, storeErrors } from "../errors.ts";
-import { toCheckpointHead, toRun } from "../records.ts";
+import { RUN_STATUS_SQL, toCheckpointHead, toRun } from "../records.ts";
 import { jsonText } from "../rows.ts";
 import type { RunMethods, StepCommit } from "../types.ts";
 import { attempt, type Connection, type Row } from "./connection.ts";
@@ -205,7 +205,7 @@ export function sqliteRuns(conn: Connection, commits: GroupCommit, clock: Clock)
         const lists: [string, string[] | undefined][] = [
           ["run_id", filter.ids],
           ["session_id", filter.session_ids],
-          ["status", filter.statuses],
+          [RUN_STATUS_SQL, filter.statuses],
         ];
         for (const [column, values] of lists) {
           if (values && values.length > 0) {

@@ -26,6 +26,12 @@ export async function queueSteps(t: Deno.TestContext, c: Contract): Promise<void
     assert.equal(read?.status, "queued");
     assert.equal(read?.attempt, 0);
     assert.equal(await store.queueDepth(), 1);
+    // Listed by the status clients see.
+    const listed = async (status: "queued" | "running") =>
+      (await store.listRuns(tenant, run.session_id, { statuses: [status] }, { per_page: 10 }))
+        .items.map((r) => r.run_id);
+    assert.deepEqual(await listed("queued"), [run.run_id]);
+    assert.deepEqual(await listed("running"), []);
     // Its session is busy: no other run starts on it.
     await assert.rejects(() => runningRun(tenant, run.session_id));
     // However old, the sweep of lost runs leaves it alone.
@@ -40,6 +46,8 @@ export async function queueSteps(t: Deno.TestContext, c: Contract): Promise<void
     assert.equal(claim.created_at, Date.parse(run.created_at));
     const taken = await store.getRun(tenant, run.run_id);
     assert.deepEqual([taken?.status, taken?.attempt], ["running", 1]);
+    assert.deepEqual(await listed("running"), [run.run_id]);
+    assert.deepEqual(await listed("queued"), []);
     assert.equal(await store.queueDepth(), 0);
     await store.finishRun(run.run_id, { status: "completed" }, undefined, 1);
   });
