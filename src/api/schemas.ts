@@ -121,6 +121,14 @@ export const SessionSchema = z.object({
   metadata: z.record(z.string(), z.unknown()).describe("What its creator attached to it."),
 }).meta({ id: "Session", description: "A session: the durable conversation boundary." });
 
+/** A session as `GET /v1/sessions/{session_id}` shows it: with its runs' totals. */
+export const SessionReadSchema = SessionSchema.extend({
+  usage: UsageSchema.nullable().describe(
+    "The tokens the session's runs used: the sum of their model steps' usage (null before any " +
+      "run reported a step).",
+  ),
+}).meta({ id: "SessionRead", description: "A session with the totals of its runs." });
+
 /** Body of `POST /v1/sessions`. */
 export const SessionCreateSchema = z.object({
   session_id: ClientIdSchema.nullish().describe("The new session's id; generated when absent."),

@@ -81,6 +81,31 @@ export function totalUsage(usages: Usage[]): Usage {
   return out;
 }
 
+/** The usage counts, in the order the stores sum them. */
+export const USAGE_KEYS = [
+  "input_tokens",
+  "output_tokens",
+  "reasoning_tokens",
+  "cached_input_tokens",
+] as const;
+
+/**
+ * The usage of per-count sums a store computed over `steps` model steps (null when there were
+ * none, like a run's; a count no step reported, a null sum, stays absent).
+ */
+export function usageOfSums(
+  steps: number,
+  sums: Partial<Record<keyof Usage, number | string | bigint | null>>,
+): Usage | null {
+  if (steps === 0) return null;
+  const out: Usage = {};
+  for (const key of USAGE_KEYS) {
+    const value = sums[key];
+    if (value !== null && value !== undefined) out[key] = Number(value);
+  }
+  return out;
+}
+
 /** Our finish reason of a provider's unified one (`content-filter` with raw `refusal` is a refusal). */
 export function finishReasonOf(unified: string, raw?: string): FinishReason {
   switch (unified) {

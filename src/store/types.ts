@@ -5,7 +5,7 @@
  * Both pass the one contract suite in tests/store/contract.ts. Client mistakes are thrown as
  * `StoreError`s (./errors.ts), never as HTTP errors.
  */
-import type { ModelReport } from "../api/usage.ts";
+import type { ModelReport, Usage } from "../api/usage.ts";
 import type {
   Checkpoint,
   CheckpointState,
@@ -245,6 +245,11 @@ export interface Store {
   ): Promise<Session>;
   /** The tenant's session, or null. */
   getSession(tenant: string, sessionId: string): Promise<Session | null>;
+  /**
+   * The tokens the session's runs used: the sum of their model steps' usage (null when no run
+   * reported a step), summed by the database over the runs' stored reports.
+   */
+  sessionUsage(tenant: string, sessionId: string): Promise<Usage | null>;
   /** A page of the tenant's sessions, oldest first. */
   listSessions(tenant: string, page: PageQuery): Promise<Page<Session>>;
   /**
@@ -410,7 +415,7 @@ export interface Store {
 /** The session methods of a `Store` (each implementation builds its store from such parts). */
 export type SessionMethods = Pick<
   Store,
-  "createSession" | "getSession" | "listSessions" | "deleteSession"
+  "createSession" | "getSession" | "sessionUsage" | "listSessions" | "deleteSession"
 >;
 
 /** The methods of a `Store` on a session's current conversation. */

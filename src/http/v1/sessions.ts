@@ -4,6 +4,7 @@ import {
   PageQuerySchema,
   SessionCreateSchema,
   SessionListSchema,
+  SessionReadSchema,
   SessionSchema,
 } from "../../api/schemas.ts";
 import { errors } from "../../errors.ts";
@@ -70,16 +71,17 @@ export function sessionRoutes(): Routes {
     request: { params: SessionParams, query: NoQuerySchema },
     responses: {
       200: {
-        description: "The session.",
-        content: { "application/json": { schema: SessionSchema } },
+        description: "The session, with its runs' totals.",
+        content: { "application/json": { schema: SessionReadSchema } },
       },
     },
     "x-errors": [404001],
   }, async (c) => {
     const id = c.req.valid("param").session_id;
-    const session = await c.get("services").store.getSession(c.get("tenant"), id);
+    const { store } = c.get("services");
+    const session = await store.getSession(c.get("tenant"), id);
     if (!session) throw errors.sessionNotFound(id);
-    return c.json(session);
+    return c.json({ ...session, usage: await store.sessionUsage(c.get("tenant"), id) });
   });
 
   route(r, {

@@ -1,4 +1,5 @@
 /** The SQLite store's sessions: create, read, list, and delete with everything they hold. */
+import { usageOfSums } from "../../api/usage.ts";
 import type { Clock } from "../../clock.ts";
 import { pageWindow, toPage } from "../cursor.ts";
 import { storeErrors } from "../errors.ts";
@@ -42,6 +43,25 @@ export function sqliteSessions(
           sessionId,
         );
         return row ? toSession(decode.session(row)) : null;
+      });
+    },
+
+    sessionUsage(tenant, sessionId) {
+      return attempt(() => {
+        // One row: the sums over every model step of the session's runs (the runs_session_seq
+        // index finds the runs; json_each walks each stored report's steps).
+        const row = conn.get(
+          `SELECT count(step.value) AS steps,
+             sum(json_extract(step.value, '$.usage.input_tokens')) AS input_tokens,
+             sum(json_extract(step.value, '$.usage.output_tokens')) AS output_tokens,
+             sum(json_extract(step.value, '$.usage.reasoning_tokens')) AS reasoning_tokens,
+             sum(json_extract(step.value, '$.usage.cached_input_tokens')) AS cached_input_tokens
+           FROM runs, json_each(runs.model_report, '$.steps') AS step
+           WHERE runs.tenant_id = ? AND runs.session_id = ?`,
+          tenant,
+          sessionId,
+        )!;
+        return usageOfSums(Number(row.steps), row as Record<string, number | null>);
       });
     },
 

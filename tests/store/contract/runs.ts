@@ -126,7 +126,11 @@ export async function runSteps(t: Deno.TestContext, c: Contract): Promise<void> 
       model_steps: [step],
       warnings: ["w"],
     });
+    // The session's totals: summed over its runs' steps, per tenant; none reported: null.
+    assert.deepEqual(await store.sessionUsage(tenant, "s"), { input_tokens: 3 });
+    assert.equal(await store.sessionUsage(newTenant(), "s"), null);
     await store.saveModelReport(runId, { provider: "p", model: "m", steps: [], warnings: [] });
+    assert.equal(await store.sessionUsage(tenant, "s"), null);
     const touched = (await store.getSession(tenant, "s"))!;
     assert.ok(ms(touched.updated_at) > ms(session.updated_at), "run creation bumps updated_at");
 
