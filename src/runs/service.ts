@@ -294,12 +294,16 @@ export class RunService {
     }
   }
 
-  /** The poll of the run queue: takes what fits, then counts what waits (the depth metric). */
+  /**
+   * The poll of the run queue: counts what waits (the depth metric), and takes what fits when
+   * anything does (a count is lighter than a claim, which writes).
+   */
   async #pollQueue(): Promise<void> {
-    await this.#fill();
-    await this.#store.queueDepth().catch((err) => {
+    const depth = await this.#store.queueDepth().catch((err) => {
       this.#log.warn("could not count queued runs", { error: String(err) });
+      return 1;
     });
+    if (depth > 0) await this.#fill();
   }
 
   /** The engine's events of `plan`, executed as `active`'s attempt. */
