@@ -18,7 +18,7 @@ import {
   type RunStreamItem,
   type SequencedEvent,
 } from "../api/events.ts";
-import type { HistoryPage, PubSub, Subscription } from "../pubsub/mod.ts";
+import type { HistoryPage, PubSub, Retained, Subscription } from "../pubsub/mod.ts";
 import type { Store } from "../store/mod.ts";
 import { runServiceErrors } from "./errors.ts";
 
@@ -47,6 +47,37 @@ export function decodeRunMessage(message: string): SequencedEvent[] {
     }
   }
   return [parsed];
+}
+
+/**
+ * A large retained message decoded, shared by the streams that replay it at the same time (20
+ * clients resuming a run whose snapshot is 38 MB parse it once, not 20 times): held by the
+ * streams that replay it, and only weakly here, so it goes when the last of them is done.
+ */
+interface Decoded {
+  message: string;
+  events: SequencedEvent[];
+}
+const decodedMessages = new Map<string, WeakRef<Decoded>>();
+const forgetDecoded = new FinalizationRegistry<string>((key) => {
+  if (decodedMessages.get(key)?.deref() === undefined) decodedMessages.delete(key);
+});
+
+/**
+ * The events of a retained message of `channel`, decoded once while any stream holds the result
+ * (`keep`, which the stream drops once it has replayed them).
+ */
+function decodeRetained(channel: string, entry: Retained, keep: Decoded[]): SequencedEvent[] {
+  if (entry.message.length < PRIME_CHARS) return decodeRunMessage(entry.message);
+  const key = `${channel}\n${entry.seq}`;
+  let decoded = decodedMessages.get(key)?.deref();
+  if (decoded === undefined || decoded.message !== entry.message) {
+    decoded = { message: entry.message, events: decodeRunMessage(entry.message) };
+    decodedMessages.set(key, new WeakRef(decoded));
+    forgetDecoded.register(decoded, key);
+  }
+  keep.push(decoded);
+  return decoded.events;
 }
 
 /** What re-attach streams need from the run service. */
@@ -101,11 +132,14 @@ export async function openRunStream(
   const sub = unended(before.status) ? await deps.pubsub.subscribe(channel) : null;
   try {
     const page = await deps.pubsub.history(channel, options.fromFirst ? 0 : after);
+    // The decoded large messages this stream replays, kept until it has (see decodeRetained).
+    let keep: Decoded[] | null = [];
     const entries = checkedEntries(
       runId,
       page,
       options.fromFirst ? 0 : after,
       unended(before.status),
+      (entry) => decodeRetained(channel, entry, keep!),
     );
     const ended = entries.some((e) => e.event.kind === "run_finished");
     if (ended) sub?.close();
@@ -117,10 +151,12 @@ export async function openRunStream(
       async *[Symbol.asyncIterator]() {
         try {
           yield* entries;
+          keep = null;
           if (ended) return;
           if (sub) yield* liveItems(ctx, sub, last);
           else yield* ending(ctx, last);
         } finally {
+          keep = null;
           sub?.close();
         }
       },
@@ -170,6 +206,7 @@ function checkedEntries(
   page: HistoryPage | null,
   after: number,
   running: boolean,
+  decode: (entry: Retained) => SequencedEvent[],
 ): SequencedEvent[] {
   if (!page) {
     throw runServiceErrors.eventsGone(
@@ -183,7 +220,7 @@ function checkedEntries(
   if (page.first !== null && page.first > after + 1) {
     throw runServiceErrors.eventsGone(runId, `the oldest event kept is number ${page.first}`);
   }
-  const entries = page.entries.flatMap((e) => decodeRunMessage(e.message));
+  const entries = page.entries.flatMap(decode);
   for (let i = 1; i < entries.length; i++) {
     if (entries[i].seq !== entries[i - 1].seq! + 1) {
       throw runServiceErrors.eventsGone(runId, `event ${entries[i - 1].seq! + 1} is missing`);

@@ -16,6 +16,11 @@ import {
   uniqueName,
 } from "../_kit/mod.ts";
 import { longRun, randomCut, WORDS } from "./long_run.ts";
+import { makeEvent } from "../../src/api/events.ts";
+import type { Run } from "../../src/api/schemas.ts";
+import { HISTORY_DEFAULTS } from "../../src/pubsub/mod.ts";
+import { createMemoryPubSub } from "../../src/pubsub/memory.ts";
+import { openRunStream, runChannel } from "../../src/runs/stream.ts";
 
 /** The text of native frames' `text_message_content` deltas. */
 function textOf(events: SseEvent[]): string {
@@ -254,4 +259,54 @@ Deno.test("on_disconnect: the manifest's default, the request's choice, the spec
     422000,
     { field: "on_disconnect", rule: "enum" },
   );
+});
+
+Deno.test("streams resuming a run at once decode its large events once", async () => {
+  const pubsub = createMemoryPubSub({
+    capacity: 16,
+    prefix: uniqueName("shared"),
+    history: HISTORY_DEFAULTS,
+  });
+  const runId = uniqueName("run");
+  const channel = runChannel(runId);
+  const snapshot = makeEvent("text_message_content", {
+    message_id: "m",
+    delta: "z".repeat(200_000),
+  } as never);
+  const end = makeEvent("run_finished", {
+    session_id: "s",
+    run_id: runId,
+    status: "completed",
+    interrupt_payload: null,
+    result: null,
+  });
+  for (const [seq, event] of [[1, snapshot], [2, end]] as const) {
+    const message = JSON.stringify({ seq, event });
+    await pubsub.append(channel, [{ seq, message }], message);
+  }
+  await pubsub.seal(channel);
+  const run = { run_id: runId, session_id: "s", status: "completed" } as unknown as Run;
+  const deps = { store: { getRun: () => Promise.resolve(run) }, pubsub, watchMs: 1_000 };
+  const parse = JSON.parse;
+  const parsed: number[] = [];
+  JSON.parse = ((text: string, ...rest: []) => {
+    parsed.push(text.length);
+    return parse(text, ...rest);
+  }) as typeof parse;
+  try {
+    const opened = await Promise.all(
+      [1, 2, 3].map(() => openRunStream(deps, "t", runId, { after: 0 })),
+    );
+    const read = await Promise.all(opened.map((s) => Array.fromAsync(s)));
+    for (const items of read) {
+      assert.deepEqual(items.map((i) => "seq" in i && i.seq), [1, 2]);
+      // The very same event: one decoding, and its JSON (primeEncoding) shared with it.
+      assert.equal(items[0], read[0][0]);
+    }
+    assert.equal(parsed.filter((n) => n > 200_000).length, 1, "the large message parsed once");
+    assert.equal(parsed.filter((n) => n < 1_000).length, 3, "small ones per stream");
+  } finally {
+    JSON.parse = parse;
+    await pubsub.close();
+  }
 });
