@@ -127,6 +127,10 @@ export const SessionReadSchema = SessionSchema.extend({
     "The tokens the session's runs used: the sum of their model steps' usage (null before any " +
       "run reported a step).",
   ),
+  cost: z.number().nullable().describe(
+    "What the session's runs cost: the sum of their model steps' cost (null when no step had a " +
+      "price in the manifest).",
+  ),
 }).meta({ id: "SessionRead", description: "A session with the totals of its runs." });
 
 /** Body of `POST /v1/sessions`. */
@@ -200,6 +204,10 @@ export const RunSchema = z.object({
   ),
   warnings: z.array(z.string()).describe(
     "The provider's warnings about the run's requests (unsupported settings), each once.",
+  ),
+  cost: z.number().nullable().describe(
+    "What the run's model steps cost at the model's price in the manifest (`agent.model.prices`); " +
+      "null when the model has no price.",
   ),
 }).meta({ id: "Run", description: "A run: one execution of the agent graph in a session." });
 

@@ -39,12 +39,42 @@ export const ModelStepReportSchema = z.object({
     "The provider's own reason (`max_tokens`, `MAX_TOKENS`, `refusal`), when it gave one.",
   ),
   usage: UsageSchema.describe("The step's tokens."),
+  cost: z.number().nonnegative().optional().describe(
+    "What the step's tokens cost at the model's price in the manifest (absent without a price).",
+  ),
 }).meta({ id: "ModelStepReport", description: "What the model reported in one step." });
 
 /** Usage and finish reasons. */
 export type Usage = z.infer<typeof UsageSchema>;
 export type FinishReason = z.infer<typeof FinishReasonSchema>;
 export type ModelStepReport = z.infer<typeof ModelStepReportSchema>;
+
+/** A model's price per million tokens (manifest `agent.model.prices`), in any one currency. */
+export interface Price {
+  input_per_mtok?: number;
+  output_per_mtok?: number;
+  cached_input_per_mtok?: number;
+}
+
+/**
+ * What `usage` costs at `price`: uncached input at the input price, cached input at the cached
+ * price (the input price when it has none), output (reasoning included) at the output price; a
+ * count the provider did not report adds nothing. Rounded to 1e-9 so sums stay readable.
+ */
+export function costOf(usage: Usage, price: Price): number {
+  const input = usage.input_tokens ?? 0;
+  const cached = Math.min(usage.cached_input_tokens ?? 0, input);
+  const inputPrice = price.input_per_mtok ?? 0;
+  const total = (input - cached) * inputPrice +
+    cached * (price.cached_input_per_mtok ?? inputPrice) +
+    (usage.output_tokens ?? 0) * (price.output_per_mtok ?? 0);
+  return roundCost(total / 1_000_000);
+}
+
+/** A cost rounded to 1e-9 (float sums of prices otherwise end in ...0000001). */
+export function roundCost(cost: number): number {
+  return Math.round(cost * 1e9) / 1e9;
+}
 
 /** What a run's record keeps of its model (the `runs.model_report` column). */
 export interface ModelReport {
@@ -60,10 +90,13 @@ export function modelFields(report: ModelReport | null | undefined): {
   finish_reason: FinishReason | null;
   model_steps: ModelStepReport[];
   warnings: string[];
+  cost: number | null;
 } {
   const steps = report?.steps ?? [];
+  const costs = steps.flatMap((s) => typeof s.cost === "number" ? [s.cost] : []);
   return {
     usage: steps.length > 0 ? totalUsage(steps.map((s) => s.usage)) : null,
+    cost: costs.length > 0 ? roundCost(costs.reduce((a, b) => a + b, 0)) : null,
     finish_reason: steps.at(-1)?.finish_reason ?? null,
     model_steps: steps,
     warnings: report?.warnings ?? [],
@@ -104,6 +137,17 @@ export function usageOfSums(
     if (value !== null && value !== undefined) out[key] = Number(value);
   }
   return out;
+}
+
+/** A session's totals of per-count sums and a cost sum a store computed (see `usageOfSums`). */
+export function totalsOfSums(
+  row: Record<string, unknown>,
+): { usage: Usage | null; cost: number | null } {
+  const sums = row as Partial<Record<keyof Usage | "cost", number | string | null>>;
+  return {
+    usage: usageOfSums(Number(row.steps), sums),
+    cost: sums.cost === null || sums.cost === undefined ? null : roundCost(Number(sums.cost)),
+  };
 }
 
 /** Our finish reason of a provider's unified one (`content-filter` with raw `refusal` is a refusal). */

@@ -54,6 +54,7 @@ export function prepareRun(deps: EngineDeps, request: RunRequest): RunSetup {
     system: systemPrompt(manifest, capabilities, request.context_vars ?? []),
     resume,
     max_steps: manifest.agent.max_steps,
+    price: manifest.agent.model.prices?.[model.model] ?? null,
     show_reasoning: (request.reasoning ?? manifest.agent.reasoning) !== "hide",
   };
 }

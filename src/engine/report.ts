@@ -5,10 +5,12 @@
  * lives to finish the run: a later attempt goes on from the report the earlier ones saved.
  */
 import {
+  costOf,
   type FinishReason,
   finishReasonOf,
   modelFields,
   type ModelReport,
+  type Price,
   type Usage,
 } from "../api/usage.ts";
 import type { Logger } from "../log.ts";
@@ -26,15 +28,19 @@ export class RunReport {
     private readonly run: { tenant_id: string; run_id: string },
     model: { provider: string; model: string },
     private readonly log: Logger,
-    /** The attempt writing it: a later attempt's report is never overwritten (fencing). */
-    private readonly attempt?: number,
+    private readonly options: {
+      /** The attempt writing it: a later attempt's report is never overwritten (fencing). */
+      attempt?: number;
+      /** The model's price: each step's usage gets its cost. */
+      price?: Price | null;
+    } = {},
   ) {
     this.#report = { provider: model.provider, model: model.model, steps: [], warnings: [] };
   }
 
   /** The steps and warnings earlier attempts saved go first (read once, on first use). */
   #carryPrior(): Promise<void> {
-    if ((this.attempt ?? 1) <= 1) return Promise.resolve();
+    if ((this.options.attempt ?? 1) <= 1) return Promise.resolve();
     this.#prior ??= this.store.getRun(this.run.tenant_id, this.run.run_id).then((record) => {
       this.#report.steps.unshift(...record?.model_steps ?? []);
       this.#report.warnings.unshift(...record?.warnings ?? []);
@@ -62,6 +68,7 @@ export class RunReport {
         finish_reason: finishReasonOf(finish.reason, finish.raw_reason),
         ...(finish.raw_reason ? { raw_finish_reason: finish.raw_reason } : {}),
         usage: finish.usage,
+        ...(this.options.price ? { cost: costOf(finish.usage, this.options.price) } : {}),
       });
     }
     await this.#write();
@@ -85,7 +92,7 @@ export class RunReport {
     const report = this.#report;
     if (report.steps.length === 0 && report.warnings.length === 0) return;
     try {
-      await this.store.saveModelReport(this.run.run_id, report, this.attempt);
+      await this.store.saveModelReport(this.run.run_id, report, this.options.attempt);
     } catch (error) {
       this.log.error("could not save the model report of the run", { error: String(error) });
     }

@@ -103,7 +103,10 @@ class Execution {
       run_id: input.run_id,
       session_id: input.session_id,
     });
-    this.report = new RunReport(deps.store, input, setup.model, this.log, options.attempt);
+    this.report = new RunReport(deps.store, input, setup.model, this.log, {
+      attempt: options.attempt,
+      price: setup.price,
+    });
   }
 
   async *run(): AsyncGenerator<RunEvent> {

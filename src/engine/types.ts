@@ -2,6 +2,7 @@
  * Shapes the engine shares with the run service: its dependencies, a run's setup, the state a
  * run starts from, and the payloads of interrupts and resumes.
  */
+import type { Price } from "../api/usage.ts";
 import type { Logger } from "../log.ts";
 import type {
   Message,
@@ -86,6 +87,8 @@ export interface RunSetup {
   resume: ResumePayload | null;
   /** Model steps allowed in one run (manifest `agent.max_steps`). */
   max_steps: number;
+  /** The run's model's price (manifest `agent.model.prices`), or null. */
+  price: Price | null;
   /** Whether reasoning is streamed to clients (manifest `agent.reasoning`). */
   show_reasoning: boolean;
 }

@@ -246,10 +246,14 @@ export interface Store {
   /** The tenant's session, or null. */
   getSession(tenant: string, sessionId: string): Promise<Session | null>;
   /**
-   * The tokens the session's runs used: the sum of their model steps' usage (null when no run
-   * reported a step), summed by the database over the runs' stored reports.
+   * The tokens the session's runs used, the sum of their model steps' usage (null when no run
+   * reported a step), and their cost (null when no step had a price), summed by the database
+   * over the runs' stored reports.
    */
-  sessionUsage(tenant: string, sessionId: string): Promise<Usage | null>;
+  sessionTotals(
+    tenant: string,
+    sessionId: string,
+  ): Promise<{ usage: Usage | null; cost: number | null }>;
   /** A page of the tenant's sessions, oldest first. */
   listSessions(tenant: string, page: PageQuery): Promise<Page<Session>>;
   /**
@@ -415,7 +419,7 @@ export interface Store {
 /** The session methods of a `Store` (each implementation builds its store from such parts). */
 export type SessionMethods = Pick<
   Store,
-  "createSession" | "getSession" | "sessionUsage" | "listSessions" | "deleteSession"
+  "createSession" | "getSession" | "sessionTotals" | "listSessions" | "deleteSession"
 >;
 
 /** The methods of a `Store` on a session's current conversation. */

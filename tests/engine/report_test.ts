@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { RunReport } from "../../src/engine/report.ts";
 import { createLogger } from "../../src/log.ts";
-import { modelFields, type ModelReport } from "../../src/api/usage.ts";
+import { costOf, modelFields, type ModelReport } from "../../src/api/usage.ts";
 import type { Run } from "../../src/api/schemas.ts";
 
 const model = { provider: "anthropic", model: "claude" };
@@ -68,10 +68,10 @@ Deno.test("run report: steps, warnings once, saved after every step, totals", as
 
 Deno.test("run report: a later attempt counts the steps the lost one saved", async () => {
   const store = reportStore();
-  const first = new RunReport(store, run, model, quietLog(), 1);
+  const first = new RunReport(store, run, model, quietLog(), { attempt: 1 });
   await first.step(1, { reason: "tool-calls", usage: { input_tokens: 100 } }, ["other: w"]);
   // The first attempt's replica is lost here: its step's tokens were spent all the same.
-  const second = new RunReport(store, run, model, quietLog(), 2);
+  const second = new RunReport(store, run, model, quietLog(), { attempt: 2 });
   await second.step(3, { reason: "stop", usage: { input_tokens: 40, output_tokens: 7 } }, [
     "other: w",
   ]);
@@ -98,4 +98,31 @@ Deno.test("run report: nothing reported, nothing saved; a failed save is logged"
   await quiet.step(2, { reason: "stop", usage: {} }, []);
   assert.deepEqual(await quiet.totals(), { usage: {}, finish_reason: "stop" });
   assert.match(lines.join("\n"), /could not save the model report/);
+});
+
+Deno.test("run report: a price gives each step its cost (cached input at its own price)", async () => {
+  const store = reportStore();
+  const price = { input_per_mtok: 2, output_per_mtok: 10, cached_input_per_mtok: 0.5 };
+  const report = new RunReport(store, run, model, quietLog(), { price });
+  // 1000 input of which 400 cached, 200 output (reasoning included, billed as output).
+  const usage = {
+    input_tokens: 1000,
+    cached_input_tokens: 400,
+    output_tokens: 200,
+    reasoning_tokens: 50,
+  };
+  await report.step(1, { reason: "stop", usage }, []);
+  // Only output reported: the input counts add nothing (never guessed).
+  await report.step(2, { reason: "stop", usage: { output_tokens: 100 } }, []);
+  const [first, second] = store.saved.at(-1)!.report.steps;
+  assert.equal(first.cost, (600 * 2 + 400 * 0.5 + 200 * 10) / 1e6);
+  assert.equal(second.cost, 0.001);
+  assert.equal(modelFields(store.saved.at(-1)!.report).cost, 0.0044);
+  // Without a cached price, cached input costs the input price.
+  assert.equal(costOf(usage, { input_per_mtok: 2 }), 0.002);
+  // No price: no cost.
+  const unpriced = reportStore();
+  await new RunReport(unpriced, run, model, quietLog()).step(1, { reason: "stop", usage }, []);
+  assert.ok(!("cost" in unpriced.saved[0].report.steps[0]));
+  assert.equal(modelFields(unpriced.saved[0].report).cost, null);
 });

@@ -39,6 +39,13 @@ export const RetrySchema = z.object({
   description: "How establishing a model response stream is retried.",
 });
 
+/** A model's price per million tokens, in one currency of the operator's choice. */
+export const PriceSchema = z.object({
+  input_per_mtok: z.number().nonnegative().optional(),
+  output_per_mtok: z.number().nonnegative().optional(),
+  cached_input_per_mtok: z.number().nonnegative().optional(),
+}).strict();
+
 /** The agent's model block. */
 export const ModelBlockSchema = z.object({
   provider: z.string().min(1).default("echo"),
@@ -51,6 +58,8 @@ export const ModelBlockSchema = z.object({
   retry: RetrySchema.optional(),
   /** Models a run's override may choose; any when omitted. */
   models: z.array(z.string().min(1)).optional(),
+  /** Prices by model name, turning a run's usage into its `cost`. */
+  prices: z.record(z.string().min(1), PriceSchema).optional(),
 }).strict();
 
 /** A named set of tools with optional extra instructions. */

@@ -81,7 +81,7 @@ export function sessionRoutes(): Routes {
     const { store } = c.get("services");
     const session = await store.getSession(c.get("tenant"), id);
     if (!session) throw errors.sessionNotFound(id);
-    return c.json({ ...session, usage: await store.sessionUsage(c.get("tenant"), id) });
+    return c.json({ ...session, ...await store.sessionTotals(c.get("tenant"), id) });
   });
 
   route(r, {

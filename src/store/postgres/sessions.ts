@@ -1,6 +1,6 @@
 /** The PostgreSQL store's sessions: create, read, list, and delete with everything they hold. */
 import type postgres from "postgres";
-import { usageOfSums } from "../../api/usage.ts";
+import { totalsOfSums } from "../../api/usage.ts";
 import type { Clock } from "../../clock.ts";
 import { pageWindow, toPage } from "../cursor.ts";
 import { storeErrors } from "../errors.ts";
@@ -31,16 +31,17 @@ export function postgresSessions(sql: postgres.Sql, clock: Clock): SessionMethod
       return row ? toSession(decode.session(row)) : null;
     },
 
-    async sessionUsage(tenant, sessionId) {
+    async sessionTotals(tenant, sessionId) {
       // One row: the sums over every model step of the session's runs.
       const [row] = await sql`SELECT count(step) AS steps,
           sum((step->'usage'->>'input_tokens')::bigint) AS input_tokens,
           sum((step->'usage'->>'output_tokens')::bigint) AS output_tokens,
           sum((step->'usage'->>'reasoning_tokens')::bigint) AS reasoning_tokens,
-          sum((step->'usage'->>'cached_input_tokens')::bigint) AS cached_input_tokens
+          sum((step->'usage'->>'cached_input_tokens')::bigint) AS cached_input_tokens,
+          sum((step->>'cost')::float8) AS cost
         FROM runs, jsonb_array_elements(coalesce(runs.model_report->'steps', '[]'::jsonb)) AS step
         WHERE runs.tenant_id = ${tenant} AND runs.session_id = ${sessionId}`;
-      return usageOfSums(Number(row.steps), row);
+      return totalsOfSums(row);
     },
 
     async listSessions(tenant, page) {

@@ -1,5 +1,5 @@
 /** The SQLite store's sessions: create, read, list, and delete with everything they hold. */
-import { usageOfSums } from "../../api/usage.ts";
+import { totalsOfSums } from "../../api/usage.ts";
 import type { Clock } from "../../clock.ts";
 import { pageWindow, toPage } from "../cursor.ts";
 import { storeErrors } from "../errors.ts";
@@ -46,7 +46,7 @@ export function sqliteSessions(
       });
     },
 
-    sessionUsage(tenant, sessionId) {
+    sessionTotals(tenant, sessionId) {
       return attempt(() => {
         // One row: the sums over every model step of the session's runs (the runs_session_seq
         // index finds the runs; json_each walks each stored report's steps).
@@ -55,13 +55,14 @@ export function sqliteSessions(
              sum(json_extract(step.value, '$.usage.input_tokens')) AS input_tokens,
              sum(json_extract(step.value, '$.usage.output_tokens')) AS output_tokens,
              sum(json_extract(step.value, '$.usage.reasoning_tokens')) AS reasoning_tokens,
-             sum(json_extract(step.value, '$.usage.cached_input_tokens')) AS cached_input_tokens
+             sum(json_extract(step.value, '$.usage.cached_input_tokens')) AS cached_input_tokens,
+             sum(json_extract(step.value, '$.cost')) AS cost
            FROM runs, json_each(runs.model_report, '$.steps') AS step
            WHERE runs.tenant_id = ? AND runs.session_id = ?`,
           tenant,
           sessionId,
         )!;
-        return usageOfSums(Number(row.steps), row as Record<string, number | null>);
+        return totalsOfSums(row);
       });
     },
 

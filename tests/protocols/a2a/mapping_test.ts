@@ -187,6 +187,7 @@ const run = (over: Partial<Run> = {}): Run => ({
   finish_reason: null,
   model_steps: [],
   warnings: [],
+  cost: null,
   ...over,
 });
 

@@ -105,6 +105,7 @@ export async function runSteps(t: Deno.TestContext, c: Contract): Promise<void> 
       finish_reason: null,
       model_steps: [],
       warnings: [],
+      cost: null,
     });
     assert.ok(!("owner" in run) && !("heartbeat_at" in run), "lease columns stay private");
     assert.deepEqual(await store.getRun(tenant, runId), run);
@@ -127,10 +128,22 @@ export async function runSteps(t: Deno.TestContext, c: Contract): Promise<void> 
       warnings: ["w"],
     });
     // The session's totals: summed over its runs' steps, per tenant; none reported: null.
-    assert.deepEqual(await store.sessionUsage(tenant, "s"), { input_tokens: 3 });
-    assert.equal(await store.sessionUsage(newTenant(), "s"), null);
+    const none = { usage: null, cost: null };
+    assert.deepEqual(await store.sessionTotals(tenant, "s"), {
+      usage: { input_tokens: 3 },
+      cost: null,
+    });
+    assert.deepEqual(await store.sessionTotals(newTenant(), "s"), none);
+    // Steps with a cost: the record and the session sum them (a step without one adds nothing).
+    const priced = [{ ...step, cost: 0.25 }, { ...step, step: 2, cost: 0.5 }, { ...step, step: 3 }];
+    await store.saveModelReport(runId, { provider: "p", model: "m", steps: priced, warnings: [] });
+    assert.equal((await store.getRun(tenant, runId))!.cost, 0.75);
+    assert.deepEqual(await store.sessionTotals(tenant, "s"), {
+      usage: { input_tokens: 9 },
+      cost: 0.75,
+    });
     await store.saveModelReport(runId, { provider: "p", model: "m", steps: [], warnings: [] });
-    assert.equal(await store.sessionUsage(tenant, "s"), null);
+    assert.deepEqual(await store.sessionTotals(tenant, "s"), none);
     const touched = (await store.getSession(tenant, "s"))!;
     assert.ok(ms(touched.updated_at) > ms(session.updated_at), "run creation bumps updated_at");
 
