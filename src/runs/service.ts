@@ -36,6 +36,7 @@ import { runServiceErrors } from "./errors.ts";
 import { Leases } from "./leases.ts";
 import { outcomeOf, saveOutcome } from "./outcome.ts";
 import { passedOn, passOn, resumedActive, resumedRequest } from "./attempts.ts";
+import { RunQueue } from "./run_queue.ts";
 import { type AttachOptions, openRunStream, type RunStream } from "./stream.ts";
 import {
   type ChainState,
@@ -90,14 +91,8 @@ export class RunService {
   readonly #delivery: Delivery;
   readonly #leases: Leases;
   readonly #maxAttempts: number;
-  /** Runs this replica executes at once (`runtime.runs.max_concurrent`). */
-  readonly #maxConcurrent: number;
-  /** Slots taken by starts and claims not yet in `#active`. */
-  #reserved = 0;
-  /** Whether `#fill` runs, and whether it should look again once done. */
-  #filling = false;
-  #fillAgain = false;
-  #fillTimer: ReturnType<typeof setInterval> | undefined;
+  /** The slots of `runtime.runs.max_concurrent` and the store's queue of runs waiting for one. */
+  readonly #queue: RunQueue;
   #accepting = true;
   /** Set when shutdown's grace is over: unsaved outcomes are not retried any more. */
   #stopRetrying = false;
@@ -117,7 +112,16 @@ export class RunService {
       runtime.replica.lease,
     );
     this.#maxAttempts = runtime.runs.max_attempts;
-    this.#maxConcurrent = runtime.runs.max_concurrent;
+    this.#queue = new RunQueue({
+      store: this.#store,
+      log: this.#log,
+      replicaId: this.replicaId,
+      maxConcurrent: runtime.runs.max_concurrent,
+      pollInterval: this.#pollInterval,
+      running: () => this.#active.size,
+      accepting: () => this.#accepting,
+      execute: (run) => void this.#resume(run),
+    });
     this.#leases = new Leases({
       store: this.#store,
       pubsub: this.#pubsub,
@@ -147,8 +151,7 @@ export class RunService {
   /** Starts the heartbeat, the cancellation watch, the sweeper and the run queue's poll. */
   async open(): Promise<void> {
     await this.#leases.open();
-    this.#fillTimer = setInterval(() => void this.#pollQueue(), this.#pollInterval);
-    void this.#fill();
+    this.#queue.open();
   }
 
   /** False once shutdown began: no new runs, and `/readyz` answers 503. */
@@ -175,18 +178,15 @@ export class RunService {
     const sessionId = request.session_id ?? crypto.randomUUID();
     const runId = request.run_id ?? crypto.randomUUID();
     const ids = { tenant_id: tenant, session_id: sessionId, run_id: runId };
-    if (this.#active.size + this.#reserved >= this.#maxConcurrent) {
+    if (this.#queue.full) {
       if (attached) throw runServiceErrors.atCapacity();
-      return await this.#enqueue(ids, request, link);
+      // Its start boundary is written like any run's (the session is its), then it waits for a
+      // free slot of any replica, executed like a claimed run.
+      await this.#begin(ids, request, link);
+      await this.#queue.enqueue(ids);
+      return { run_id: runId, session_id: sessionId };
     }
-    // The slot is this start's from now on, so concurrent starts never exceed the limit.
-    this.#reserved++;
-    let plan: EnginePlan;
-    try {
-      plan = await this.#begin(ids, request, link);
-    } finally {
-      this.#reserved--;
-    }
+    const plan = await this.#queue.withSlot(() => this.#begin(ids, request, link));
     const active: ActiveRun = {
       tenant,
       run_id: runId,
@@ -237,73 +237,6 @@ export class RunService {
         if (attempt >= START_ATTEMPTS) throw runServiceErrors.sessionBusy(ids.session_id);
       }
     }
-  }
-
-  /**
-   * Stores a detached run beyond `max_concurrent` as queued: its start boundary is written like
-   * any run's (the session is its), then it waits in the store's queue for a free slot of any
-   * replica (`#fill`), executed like a claimed run.
-   */
-  async #enqueue(ids: RunIds, request: RunRequest, link?: RunLink): Promise<StartedRun> {
-    await this.#begin(ids, request, link);
-    // Not queued (cancelled meanwhile): nothing waits.
-    const queued = await this.#store.queueRun(ids.run_id);
-    this.#log.info("run queued", { tenant: ids.tenant_id, run_id: ids.run_id, queued });
-    // A slot may have freed while it was written.
-    void this.#fill();
-    return { run_id: ids.run_id, session_id: ids.session_id };
-  }
-
-  /**
-   * Takes queued runs (this replica's and others') while this replica has free slots; each goes
-   * on like a claimed run, as its first attempt. Called when a run ends here and every poll.
-   */
-  async #fill(): Promise<void> {
-    if (this.#filling) {
-      this.#fillAgain = true;
-      return;
-    }
-    this.#filling = true;
-    try {
-      do {
-        this.#fillAgain = false;
-        // One run per claim, its slot reserved meanwhile: a start during the claim sees it.
-        for (;;) {
-          const free = this.#maxConcurrent - this.#active.size - this.#reserved;
-          if (free <= 0 || !this.#accepting) break;
-          this.#reserved++;
-          let run;
-          try {
-            [run] = await this.#store.claimQueuedRuns(this.replicaId, 1);
-          } finally {
-            this.#reserved--;
-          }
-          if (!run) break;
-          this.#log.info("queued run started", {
-            tenant: run.tenant_id,
-            run_id: run.run_id,
-            waited_ms: Math.max(0, Date.now() - run.created_at),
-          });
-          void this.#resume(run);
-        }
-      } while (this.#fillAgain);
-    } catch (err) {
-      this.#log.warn("could not take queued runs", { error: String(err) });
-    } finally {
-      this.#filling = false;
-    }
-  }
-
-  /**
-   * The poll of the run queue: counts what waits (the depth metric), and takes what fits when
-   * anything does (a count is lighter than a claim, which writes).
-   */
-  async #pollQueue(): Promise<void> {
-    const depth = await this.#store.queueDepth().catch((err) => {
-      this.#log.warn("could not count queued runs", { error: String(err) });
-      return 1;
-    });
-    if (depth > 0) await this.#fill();
   }
 
   /** The engine's events of `plan`, executed as `active`'s attempt. */
@@ -441,7 +374,7 @@ export class RunService {
    */
   async shutdown(graceMs: number): Promise<void> {
     this.#accepting = false;
-    clearInterval(this.#fillTimer);
+    this.#queue.stop();
     const all = () => Promise.all([...this.#active.values()].map((a) => a.done));
     let timer: ReturnType<typeof setTimeout> | undefined;
     const graceOver = new Promise<"timeout">((resolve) => {
@@ -525,7 +458,7 @@ export class RunService {
     active.recorded.resolve();
     active.attached?.end();
     this.#active.delete(active.run_id);
-    void this.#fill();
+    this.#queue.fill();
     // A failed run is worth a look: warn, with what went wrong (the message is scrubbed of
     // secrets where it was made, and by the logger again).
     this.#log[finished.status === "failed" ? "warn" : "info"]("run finished", {
@@ -561,7 +494,7 @@ export class RunService {
   async #passOn(active: ActiveRun): Promise<void> {
     await passOn({ store: this.#store, delivery: this.#delivery, log: this.#log }, active);
     this.#active.delete(active.run_id);
-    void this.#fill();
+    this.#queue.fill();
   }
 
   #abortLocal(runId: string): void {
