@@ -338,6 +338,11 @@ export const RunRequestSchema = z.object({
     "Whether this run streams the model's reasoning (`reasoning_message_*` events); the agent's " +
       "`reasoning` setting when absent. It is stored and sent back to the provider either way.",
   ),
+  token_budget: z.number().int().positive().nullish().describe(
+    "Most tokens (input plus output, over all its model steps) this run may use; the agent's " +
+      "`token_budget` when absent, and never above it. Past it the run ends `failed` with " +
+      "`token_budget_exceeded` before its next model step.",
+  ),
   capability_override: CapabilityOverrideSchema.nullish().describe(
     "Other capabilities (tool sets) for this run.",
   ),

@@ -55,8 +55,15 @@ export function prepareRun(deps: EngineDeps, request: RunRequest): RunSetup {
     resume,
     max_steps: manifest.agent.max_steps,
     price: manifest.agent.model.prices?.[model.model] ?? null,
+    token_budget: lowest(manifest.agent.token_budget, request.token_budget),
     show_reasoning: (request.reasoning ?? manifest.agent.reasoning) !== "hide",
   };
+}
+
+/** The lowest of the limits given, or null when none is. */
+function lowest(...limits: (number | null | undefined)[]): number | null {
+  const given = limits.filter((n): n is number => typeof n === "number");
+  return given.length > 0 ? Math.min(...given) : null;
 }
 
 /**

@@ -117,7 +117,7 @@ class Execution {
       : makeEvent("run_started", { session_id, run_id });
     let finish: Finish & { error: RunError | null };
     try {
-      finish = { ...(yield* this.graph()), error: null };
+      finish = { error: null, ...(yield* this.graph()) };
     } catch (error) {
       // Another attempt owns the run now (or will): nothing more is written or said here.
       if (error instanceof RunFenced || this.signal.reason instanceof RunHandedOff) throw error;
@@ -145,7 +145,7 @@ class Execution {
   }
 
   /** The graph proper; returns how the run finished normally. */
-  private async *graph(): AsyncGenerator<RunEvent, Finish> {
+  private async *graph(): AsyncGenerator<RunEvent, Finish & { error?: RunError }> {
     const { request } = this.input;
 
     this.context = request.context ?? this.start.context;
@@ -176,6 +176,11 @@ class Execution {
         };
         return { status: "interrupted", interrupt_payload: { ...payload }, result: null };
       }
+      const overBudget = await this.overBudget();
+      if (overBudget) {
+        if (this.writes.dirty) await this.checkpoint([], true);
+        return { status: "failed", interrupt_payload: null, result: null, error: overBudget };
+      }
       const turn = yield* this.modelStep();
       if (turn.calls.length === 0) {
         const result: RunResult = { text: turn.text, context: this.context };
@@ -187,6 +192,22 @@ class Execution {
         return { status: "interrupted", interrupt_payload: { ...payload }, result: null };
       }
     }
+  }
+
+  /**
+   * The run's error when its model steps (earlier attempts' included) used more tokens than its
+   * budget; null while within it or without one.
+   */
+  private async overBudget(): Promise<RunError | null> {
+    const budget = this.setup.token_budget;
+    if (budget === null) return null;
+    const { usage } = await this.report.totals();
+    const used = (usage?.input_tokens ?? 0) + (usage?.output_tokens ?? 0);
+    if (used <= budget) return null;
+    return {
+      code: "token_budget_exceeded",
+      message: `the run used ${used} tokens, more than its budget of ${budget}`,
+    };
   }
 
   /** A tools step that answers the calls a previous run left open. */

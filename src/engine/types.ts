@@ -87,6 +87,11 @@ export interface RunSetup {
   resume: ResumePayload | null;
   /** Model steps allowed in one run (manifest `agent.max_steps`). */
   max_steps: number;
+  /**
+   * Most tokens (input plus output) the run's model steps may use: the lower of the agent's
+   * `token_budget` and the request's; null for no limit.
+   */
+  token_budget: number | null;
   /** The run's model's price (manifest `agent.model.prices`), or null. */
   price: Price | null;
   /** Whether reasoning is streamed to clients (manifest `agent.reasoning`). */

@@ -80,6 +80,8 @@ export const AgentSchema = z.object({
   /** Names of the capabilities the agent has by default. */
   capabilities: z.array(z.string()).default([]),
   max_steps: z.number().int().min(1).max(10_000).default(25),
+  /** Most tokens (input plus output) a run's model steps may use; none when omitted. */
+  token_budget: z.number().int().positive().optional(),
   reasoning: z.enum(["show", "hide"]).default("show").describe(
     "Whether clients see the model's reasoning as events (`show`) or not (`hide`); what the " +
       "provider needs of it is stored and sent back either way.",
