@@ -103,6 +103,31 @@ export function modelFields(report: ModelReport | null | undefined): {
   };
 }
 
+/** Usage in the camelCase names AG-UI's `TokenUsage` and the AI SDK share. */
+export interface CamelUsage {
+  inputTokens?: number;
+  outputTokens?: number;
+  totalTokens?: number;
+  reasoningTokens?: number;
+  cachedInputTokens?: number;
+}
+
+/**
+ * Native usage in camelCase (AG-UI, the AI SDK): counts the provider did not report stay
+ * absent, and the total is given only when both input and output are known.
+ */
+export function camelUsage(usage: Usage): CamelUsage {
+  const out: CamelUsage = {};
+  if (usage.input_tokens !== undefined) out.inputTokens = usage.input_tokens;
+  if (usage.output_tokens !== undefined) out.outputTokens = usage.output_tokens;
+  if (usage.input_tokens !== undefined && usage.output_tokens !== undefined) {
+    out.totalTokens = usage.input_tokens + usage.output_tokens;
+  }
+  if (usage.reasoning_tokens !== undefined) out.reasoningTokens = usage.reasoning_tokens;
+  if (usage.cached_input_tokens !== undefined) out.cachedInputTokens = usage.cached_input_tokens;
+  return out;
+}
+
 /** The sum of usages; a count no usage reported stays absent. */
 export function totalUsage(usages: Usage[]): Usage {
   const out: Usage = {};

@@ -6,6 +6,7 @@
  * (postgres.js returns a `bigint` column as a string).
  */
 import type { CheckpointRow, MessageRow, RunRow, SessionRow } from "./records.ts";
+import type { ClaimedRun } from "./types.ts";
 
 /** A row as a driver returns it. */
 // deno-lint-ignore no-explicit-any
@@ -21,6 +22,8 @@ export interface RowDecoders {
   run(r: DriverRow): RunRow;
   /** A `checkpoints` row. */
   checkpoint(r: DriverRow): CheckpointRow;
+  /** A run a replica claimed (its `runs` columns), now `owner`'s. */
+  claim(r: DriverRow, owner: string): ClaimedRun;
 }
 
 /** The row decoders of a driver that hands a JSON column back as `json` turns it into a value. */
@@ -70,6 +73,15 @@ export function rowDecoders(json: (column: unknown) => unknown): RowDecoders {
       state: json(r.state),
       message_clock: Number(r.message_clock),
       created_at: Number(r.created_at),
+    }),
+    claim: (r, owner) => ({
+      tenant_id: r.tenant_id,
+      run_id: r.run_id,
+      session_id: r.session_id,
+      owner,
+      attempt: Number(r.attempt),
+      checkpoint_id: r.checkpoint_id,
+      request: json(r.request) ?? null,
     }),
   };
 }

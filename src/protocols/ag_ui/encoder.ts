@@ -15,9 +15,10 @@ import {
   type RunFinishedEvent,
 } from "@ag-ui/core";
 import type { RunEvent, RunEventOf, RunStreamItem } from "../../api/events.ts";
+import { camelUsage } from "../../api/usage.ts";
 import { type Cursor, frameId, isAfter, sseFrame } from "../../http/kit/mod.ts";
 import { contentText, toAgUiMessage } from "./messages.ts";
-import { agUiUsage, reasoningEvents } from "./model_output.ts";
+import { reasoningEvents } from "./model_output.ts";
 import { outcomeOf } from "./outcome.ts";
 import { ThreadFold } from "./thread_fold.ts";
 
@@ -253,7 +254,7 @@ export class AgUiEncoder {
     if (event.status === "completed" && event.result !== null && event.result !== undefined) {
       finished.result = event.result;
     }
-    if (event.usage) finished.usage = [agUiUsage(event.usage)];
+    if (event.usage) finished.usage = [camelUsage(event.usage)];
     // Why the model stopped (`length`, `content_filter`, `refusal`, ...): AG-UI has no field of
     // its own for it, so it rides the event's metadata.
     if (event.finish_reason) finished.metadata = { finishReason: event.finish_reason };

@@ -1,10 +1,9 @@
 /**
- * What the model said beyond text, in AG-UI form: reasoning blocks as `REASONING_*` events, usage
- * as a `TokenUsage` entry of `RUN_FINISHED`.
+ * What the model said beyond text, in AG-UI form: reasoning blocks as `REASONING_*` events (usage
+ * is `camelUsage` of src/api/usage.ts, a `TokenUsage` entry of `RUN_FINISHED`).
  */
-import { type Event as AgUiEvent, EventType, type TokenUsage } from "@ag-ui/core";
+import { type Event as AgUiEvent, EventType } from "@ag-ui/core";
 import type { RunEventOf } from "../../api/events.ts";
-import type { Usage } from "../../api/usage.ts";
 
 type ReasoningEvent = RunEventOf<
   "reasoning_message_start" | "reasoning_message_content" | "reasoning_message_end"
@@ -53,17 +52,4 @@ export function reasoningEvents(
       ];
     }
   }
-}
-
-/** Native usage as one AG-UI `TokenUsage` entry (counts the provider did not report absent). */
-export function agUiUsage(usage: Usage): TokenUsage {
-  const out: TokenUsage = {};
-  if (usage.input_tokens !== undefined) out.inputTokens = usage.input_tokens;
-  if (usage.output_tokens !== undefined) out.outputTokens = usage.output_tokens;
-  if (usage.input_tokens !== undefined && usage.output_tokens !== undefined) {
-    out.totalTokens = usage.input_tokens + usage.output_tokens;
-  }
-  if (usage.reasoning_tokens !== undefined) out.reasoningTokens = usage.reasoning_tokens;
-  if (usage.cached_input_tokens !== undefined) out.cachedInputTokens = usage.cached_input_tokens;
-  return out;
 }

@@ -10,8 +10,9 @@
 import type { UIMessageChunk } from "ai";
 import jsonpatch from "fast-json-patch";
 import type { RunEvent, RunEventOf, RunStreamItem } from "../../api/events.ts";
+import { camelUsage } from "../../api/usage.ts";
 import { frameId, sseFrame } from "../../http/kit/mod.ts";
-import { aiSdkUsage, approvalCalls, finishReason } from "./outcome.ts";
+import { approvalCalls, finishReason } from "./outcome.ts";
 
 /** A tool call the client knows from an earlier run (a continuation answers it). */
 export interface EarlierCall {
@@ -322,7 +323,7 @@ export class AiSdkEncoder {
         sessionId: event.session_id,
         runId: event.run_id,
         status: event.status,
-        ...(event.usage ? { usage: aiSdkUsage(event.usage) } : {}),
+        ...(event.usage ? { usage: camelUsage(event.usage) } : {}),
         ...(event.finish_reason ? { modelFinishReason: event.finish_reason } : {}),
         ...(error ? { error: { code: error.code, message: error.message } } : {}),
       },

@@ -8,6 +8,7 @@ import type { RunStatus } from "../../api/schemas.ts";
 import type { Clock } from "../../clock.ts";
 import { replicaLostMessagePrefix } from "../records.ts";
 import type { LeaseMethods } from "../types.ts";
+import { decode } from "./rows.ts";
 
 /**
  * The lease methods of the PostgreSQL store on the pool `sql`: cancellations are heard on
@@ -98,15 +99,7 @@ export function postgresLeases(
           session_id: r.session_id,
           owner: r.owner,
         })),
-        resumed: resumed.map((r) => ({
-          tenant_id: r.tenant_id,
-          run_id: r.run_id,
-          session_id: r.session_id,
-          owner: r.lost_owner,
-          attempt: Number(r.attempt),
-          checkpoint_id: r.checkpoint_id,
-          request: r.request ?? null,
-        })),
+        resumed: resumed.map((r) => decode.claim(r, r.lost_owner)),
       };
     },
 
@@ -143,16 +136,7 @@ export function postgresLeases(
           RETURNING r.tenant_id, r.run_id, r.session_id, r.attempt, r.checkpoint_id, r.request,
             r.created_at`;
         if (!row) break;
-        claimed.push({
-          tenant_id: row.tenant_id as string,
-          run_id: row.run_id as string,
-          session_id: row.session_id as string,
-          owner,
-          attempt: Number(row.attempt),
-          checkpoint_id: row.checkpoint_id as string | null,
-          request: row.request ?? null,
-          created_at: Number(row.created_at),
-        });
+        claimed.push({ ...decode.claim(row, owner), created_at: Number(row.created_at) });
       }
       return claimed;
     },

@@ -9,6 +9,7 @@ import { replicaLostMessagePrefix } from "../records.ts";
 import type { LeaseMethods } from "../types.ts";
 import { attempt, type Connection } from "./connection.ts";
 import type { GroupCommit } from "./group_commit.ts";
+import { decode } from "./rows.ts";
 
 /** The lease methods of the SQLite store on `conn`. */
 export function sqliteLeases(conn: Connection, commits: GroupCommit, clock: Clock): LeaseMethods {
@@ -99,15 +100,7 @@ export function sqliteLeases(conn: Connection, commits: GroupCommit, clock: Cloc
             session_id: r.session_id as string,
             owner: r.owner as string,
           })),
-          resumed: resumed.map(({ lost_owner, row }) => ({
-            tenant_id: row.tenant_id as string,
-            run_id: row.run_id as string,
-            session_id: row.session_id as string,
-            owner: lost_owner,
-            attempt: Number(row.attempt),
-            checkpoint_id: row.checkpoint_id as string | null,
-            request: typeof row.request === "string" ? JSON.parse(row.request) : null,
-          })),
+          resumed: resumed.map(({ lost_owner, row }) => decode.claim(row, lost_owner)),
         };
       });
     },
@@ -150,16 +143,7 @@ export function sqliteLeases(conn: Connection, commits: GroupCommit, clock: Cloc
               at,
             );
             if (!row) break;
-            claimed.push({
-              tenant_id: row.tenant_id as string,
-              run_id: row.run_id as string,
-              session_id: row.session_id as string,
-              owner,
-              attempt: Number(row.attempt),
-              checkpoint_id: row.checkpoint_id as string | null,
-              request: typeof row.request === "string" ? JSON.parse(row.request) : null,
-              created_at: Number(row.created_at),
-            });
+            claimed.push({ ...decode.claim(row, owner), created_at: Number(row.created_at) });
           }
           return claimed;
         })
