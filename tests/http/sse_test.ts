@@ -6,7 +6,13 @@
  */
 import assert from "node:assert/strict";
 import { setImmediate } from "node:timers";
-import { onSseClose, sseComment, sseFrame, sseResponse } from "../../src/http/kit/mod.ts";
+import {
+  onSseClose,
+  sseComment,
+  sseFrame,
+  sseResponse,
+  sseSharedFrame,
+} from "../../src/http/kit/mod.ts";
 import { parseSse } from "../_kit/mod.ts";
 
 const decoder = new TextDecoder();
@@ -214,4 +220,34 @@ Deno.test("sse: onSseClose tells of the end, once, through a re-made response", 
   onSseClose(failed, () => ended++);
   assert.equal((await chunks(failed)).join(""), sseComment("error: down"));
   assert.equal(ended, 1);
+});
+
+Deno.test("sse: a long frame's data is encoded once for every stream writing it", async () => {
+  const event = { kind: "snapshot" };
+  // Non-ASCII too: the bytes are UTF-8, and the text read back is whole.
+  const json = JSON.stringify({ text: "é😀".repeat(40_000) });
+  const frame = sseSharedFrame(event, json, "snapshot", "7");
+  const again = sseSharedFrame(event, json, "snapshot", "8");
+  assert.ok(typeof frame !== "string" && typeof again !== "string");
+  assert.equal(frame.head, "id: 7\nevent: snapshot\ndata: ");
+  assert.equal(again.bytes, frame.bytes, "the same bytes for a second stream");
+  assert.equal(new TextDecoder().decode(frame.bytes), `${json}\n\n`);
+  const other = sseSharedFrame({}, json);
+  assert.ok(typeof other !== "string" && other.bytes !== frame.bytes, "another key, its own");
+  assert.equal(sseSharedFrame(event, "{}", "e", "1"), "id: 1\nevent: e\ndata: {}\n\n");
+  // Written by two responses at once, each reads the frame whole, between its neighbours.
+  const source = async function* (id: string) {
+    yield sseFrame({ before: true }, "b");
+    yield sseSharedFrame(event, json, "snapshot", id);
+    yield sseFrame({ after: true }, "a");
+  };
+  const texts = await Promise.all(
+    ["1", "2"].map((id) => sseResponse(source(id), { keepaliveMs: 60_000 }).text()),
+  );
+  for (const [i, text] of texts.entries()) {
+    const frames = parseSse(text).events;
+    assert.deepEqual(frames.map((f) => f.event), ["b", "snapshot", "a"]);
+    assert.equal(frames[1].data, json);
+    assert.equal(frames[1].id, String(i + 1));
+  }
 });

@@ -18,7 +18,9 @@ export {
   sseFrame,
   sseJsonFrame,
   type SseOptions,
+  type SsePiece,
   sseResponse,
+  sseSharedFrame,
 } from "./sse.ts";
 export {
   type Cursor,

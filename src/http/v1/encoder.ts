@@ -6,7 +6,14 @@
  * client resumes by replay, a cursor to resume after too).
  */
 import { encodeEvent, type RunStreamItem } from "../../api/events.ts";
-import { type Cursor, frameId, isAfter, sseComment, sseJsonFrame } from "../kit/mod.ts";
+import {
+  type Cursor,
+  frameId,
+  isAfter,
+  sseComment,
+  type SsePiece,
+  sseSharedFrame,
+} from "../kit/mod.ts";
 
 /** Options of a native stream. */
 export interface NativeFramesOptions {
@@ -17,12 +24,13 @@ export interface NativeFramesOptions {
 /**
  * Native SSE frames of a run's stream: `id: <seq>`, `event: <kind>` and the event as JSON; frames
  * at or before the cursor are skipped (the client has them). An end notice is a comment;
- * timestamps never go backwards within the stream.
+ * timestamps never go backwards within the stream. A long event's JSON goes out as bytes shared
+ * with every stream writing the same event (`sseSharedFrame`: a resumed snapshot).
  */
 export async function* nativeFrames(
   items: AsyncIterable<RunStreamItem>,
   options: NativeFramesOptions = {},
-): AsyncGenerator<string> {
+): AsyncGenerator<SsePiece> {
   const cursor = options.cursor;
   let timestamp = 0;
   for await (const item of items) {
@@ -35,6 +43,6 @@ export async function* nativeFrames(
     if (event.timestamp < timestamp) event = { ...event, timestamp };
     timestamp = event.timestamp;
     const id = item.seq === null ? undefined : frameId(item.seq, 0);
-    yield sseJsonFrame(encodeEvent(event), event.kind, id);
+    yield sseSharedFrame(event, encodeEvent(event), event.kind, id);
   }
 }

@@ -35,7 +35,9 @@ function sequenced(events: RunEvent[]): RunStreamItem[] {
 
 async function text(list: RunStreamItem[], options?: NativeFramesOptions): Promise<string> {
   let out = "";
-  for await (const frame of nativeFrames(items(list), options)) out += frame;
+  for await (const frame of nativeFrames(items(list), options)) {
+    out += typeof frame === "string" ? frame : frame.head + new TextDecoder().decode(frame.bytes);
+  }
   return out;
 }
 
