@@ -35,6 +35,7 @@ export const ERROR_CODES = {
   unavailable: 503001,
   shuttingDown: 503002,
   tooManyConnections: 503003,
+  atCapacity: 503004,
 } as const;
 
 /** A code of `ERROR_CODES`. */
