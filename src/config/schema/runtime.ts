@@ -65,7 +65,7 @@ export const RunsSchema = z.object({
    * waits `queued` in the store until a replica has a free slot; an attached one is answered 503
    * with `Retry-After`.
    */
-  max_concurrent: z.number().int().min(1).max(100_000).default(100),
+  max_concurrent: z.number().int().min(1).max(100_000).default(1_000),
 }).strict();
 
 /** How an attached run stream treats a client that reads slower than the run produces. */
