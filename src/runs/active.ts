@@ -52,3 +52,30 @@ export interface ActiveRun {
   /** `performance.now()` at start, for the duration in the "run finished" log line. */
   started: number;
 }
+
+/**
+ * A run this replica begins executing now as `attempt`: nothing delivered yet, its lease
+ * confirmed now; `more` its attached stream's queue and its chain, when it has them.
+ */
+export function newActiveRun(
+  run: { tenant_id: string; run_id: string; session_id: string },
+  attempt: number,
+  more: Pick<ActiveRun, "attached" | "chain"> = {},
+): ActiveRun {
+  const now = performance.now();
+  return {
+    tenant: run.tenant_id,
+    run_id: run.run_id,
+    session_id: run.session_id,
+    attempt,
+    leaseAt: now,
+    controller: new AbortController(),
+    done: Promise.resolve(),
+    last: null,
+    started: now,
+    seq: 0,
+    timestamp: 0,
+    recorded: Promise.withResolvers<void>(),
+    ...more,
+  };
+}

@@ -7,7 +7,7 @@
 import type { RunRequest } from "../api/schemas.ts";
 import type { Logger } from "../log.ts";
 import type { ClaimedRun, Store } from "../store/mod.ts";
-import type { ActiveRun } from "./active.ts";
+import { type ActiveRun, newActiveRun } from "./active.ts";
 import type { Delivery } from "./delivery.ts";
 
 /**
@@ -30,21 +30,7 @@ export function resumedRequest(claimed: ClaimedRun): RunRequest {
 
 /** The active run of a claimed run's new attempt: detached (clients re-attach by cursor). */
 export function resumedActive(claimed: ClaimedRun): ActiveRun {
-  return {
-    tenant: claimed.tenant_id,
-    run_id: claimed.run_id,
-    session_id: claimed.session_id,
-    attempt: claimed.attempt,
-    leaseAt: performance.now(),
-    controller: new AbortController(),
-    attached: undefined,
-    done: Promise.resolve(),
-    last: null,
-    started: performance.now(),
-    seq: 0,
-    timestamp: 0,
-    recorded: Promise.withResolvers<void>(),
-  };
+  return newActiveRun(claimed, claimed.attempt);
 }
 
 /** Whether the run goes on as another attempt (handed over or fenced), not here. */

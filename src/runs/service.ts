@@ -29,7 +29,7 @@ import {
   RunFenced,
   type Store,
 } from "../store/mod.ts";
-import type { ActiveRun } from "./active.ts";
+import { type ActiveRun, newActiveRun } from "./active.ts";
 import { cancelChain, type ChainFollower, followChain, type RunLink } from "./chains.ts";
 import { Delivery } from "./delivery.ts";
 import { runServiceErrors } from "./errors.ts";
@@ -187,22 +187,10 @@ export class RunService {
       return { run_id: runId, session_id: sessionId };
     }
     const plan = await this.#queue.withSlot(() => this.#begin(ids, request, link));
-    const active: ActiveRun = {
-      tenant,
-      run_id: runId,
-      session_id: sessionId,
-      attempt: 1,
-      leaseAt: performance.now(),
-      controller: new AbortController(),
+    const active = newActiveRun(ids, 1, {
       attached: attached ? this.#delivery.attachedQueue() : undefined,
-      done: Promise.resolve(),
-      last: null,
-      started: performance.now(),
-      seq: 0,
-      timestamp: 0,
-      recorded: Promise.withResolvers<void>(),
       ...(link ? { chain: link.origin_run_id } : {}),
-    };
+    });
     this.#active.set(runId, active);
     this.#log.info("run started", { tenant, run_id: runId, session_id: sessionId, attached });
     active.done = this.#drive(active, this.#execute(plan, ids, active));
