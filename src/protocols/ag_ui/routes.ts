@@ -120,8 +120,8 @@ async function continuationId(
  * (without a cursor) or continued after the cursor (with the thread as of the cursor first, see
  * `agUiFrames`), to `RUN_FINISHED`. Without such a run, the thread as it is: `RUN_STARTED`,
  * `MESSAGES_SNAPSHOT`, `STATE_SNAPSHOT`, and a `RUN_FINISHED` that names what the thread waits
- * for (the interrupts of its last run, still open), or the cancelled outcome when its last run was
- * cancelled.
+ * for (the interrupts of its last run, still open), the cancelled outcome when its last run was
+ * cancelled, or (in place of `RUN_FINISHED`) its `RUN_ERROR` when it failed.
  */
 async function connectFrames(
   c: RouteContext<typeof CONNECT>,
@@ -156,8 +156,8 @@ interface ThreadNow {
   context: Record<string, unknown>;
   /** The thread's last run when it waits for something, else null. */
   waiting: Run | null;
-  /** Whether the thread's last run was cancelled (its answer may be cut). */
-  cancelled: boolean;
+  /** The thread's last run when it was cancelled (its answer may be cut) or failed, else null. */
+  ended: Run | null;
 }
 
 async function threadNow(
@@ -187,7 +187,7 @@ async function threadNow(
     messages: makeEvent("messages_snapshot", { messages: session?.messages ?? [] }),
     context: session?.context ?? {},
     waiting,
-    cancelled: last?.status === "cancelled",
+    ended: last?.status === "cancelled" || last?.status === "failed" ? last : null,
   };
 }
 
@@ -202,11 +202,12 @@ async function* threadEvents(now: ThreadNow): AsyncGenerator<RunStreamItem> {
     event: makeEvent("run_finished", {
       session_id: threadId,
       run_id: runId,
-      // As the last run's own stream ended: a cancelled run's cut answer does not look finished.
-      status: waiting ? "interrupted" : now.cancelled ? "cancelled" : "completed",
+      // As the last run's own stream ended: a cancelled run's cut answer does not look finished,
+      // and a failed run's thread ends with its RUN_ERROR.
+      status: waiting ? "interrupted" : now.ended?.status ?? "completed",
       interrupt_payload: waiting?.interrupt_payload ?? null,
       result: null,
-      error: null,
+      error: waiting ? null : now.ended?.error ?? null,
     }),
   };
 }

@@ -190,6 +190,48 @@ for (const [label, pubsub] of pubsubs) {
   });
 }
 
+Deno.test("a thread whose last run failed connects with its RUN_ERROR", async () => {
+  await using failing = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen: () => {} },
+    () => Response.json({ error: { message: "upstream exploded" } }, { status: 500 }),
+  );
+  await using t = await startTestServer({
+    manifest: {
+      ...manifest,
+      agent: {
+        name: "ag-ui-failing",
+        model: {
+          provider: "openai",
+          model: "gpt-4o-mini",
+          base_url: `http://127.0.0.1:${(failing.addr as Deno.NetAddr).port}/v1`,
+          api_key: "test-key",
+          retry: { max_attempts: 1, initial_backoff: 0, max_backoff: 0 },
+        },
+      },
+    },
+  });
+  const threadId = crypto.randomUUID();
+  const res = await post(t, "/ag-ui/run", {
+    threadId,
+    runId: crypto.randomUUID(),
+    messages: [{ id: crypto.randomUUID(), role: "user", content: "anyone there?" }],
+  });
+  const own = checkStream(await res.text()).at(-1)!;
+  assert.equal(own.type, "RUN_ERROR");
+  // A reload through the official client: the thread back, and the error its run ended with.
+  const agent = new ResumableAgent({ url: `${t.url}/ag-ui/run`, threadId });
+  let finished = false;
+  let error: { message: string; code?: string } | undefined;
+  await agent.connectAgent({}, {
+    onRunFinishedEvent: () => void (finished = true),
+    onRunErrorEvent: ({ event }) => void (error = event),
+  });
+  assert.equal(finished, false, "no success for a failed run");
+  assert.equal(error?.code, own.code);
+  assert.equal(error?.message, own.message);
+  assert.equal(agent.messages[0].content, "anyone there?");
+});
+
 Deno.test("CopilotKit's resume: the interrupted run's runId again, with resume entries", async () => {
   await using t = await startTestServer({ manifest });
   const agent = new ResumableAgent({ url: `${t.url}/ag-ui/run` });
