@@ -8,7 +8,7 @@
  * - SIGSTOP past the lease, the other replica takes over, SIGCONT: nothing the paused replica
  *   writes lands (asserted in the store), the run ends once.
  * - SIGTERM with a short grace: the run is handed over and completes on the other replica, never
- *   `interrupted`.
+ *   `interrupted`, though that replica allows one attempt only (a hand-over is no lost attempt).
  * - SQLite (one process): SIGKILL, then a new process on the same file completes the run.
  *
  * (SIGKILL during a model step, with a client re-attached by cursor: tests/runs/replicas_test.ts.)
@@ -48,6 +48,7 @@ slowTest({
   await using pg = await startPostgres();
   await using redis = await startRedis();
   await using dir = await tempDir("agentd_resume_");
+  // A allows one attempt: it takes over B's run at B's SIGTERM (B's runs are never lost).
   const manifest = (id: string) => ({
     agent: { name: "resume", model: { provider: "echo" } },
     tool: {
@@ -69,6 +70,7 @@ slowTest({
         poll_interval: 100,
         shutdown_grace: 300,
       },
+      runs: { max_attempts: id === "a" ? 1 : 3 },
     },
     http_server: {},
   });
@@ -93,9 +95,9 @@ slowTest({
   const A = () => replicas.a.url;
   const B = () => replicas.b.url;
 
-  /** Starts a detached run on A and follows it on B from its first event. */
-  const startOnA = async (run_id: string, text: string, delayMs = 0) => {
-    const res = await fetch(`${A()}/v1/runs/start`, {
+  /** Starts a detached run on A (or `on`) and follows it on B (or `watchOn`) from its start. */
+  const startOnA = async (run_id: string, text: string, delayMs = 0, on = A, watchOn = B) => {
+    const res = await fetch(`${on()}/v1/runs/start`, {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({
@@ -107,14 +109,14 @@ slowTest({
     assert.equal(res.status, 202, `start ${run_id}: ${res.status}`);
     const { session_id } = await res.json();
     const watch = readSse(
-      await fetch(`${B()}/v1/runs/${run_id}/events`, { headers: { "last-event-id": "0" } }),
+      await fetch(`${watchOn()}/v1/runs/${run_id}/events`, { headers: { "last-event-id": "0" } }),
     );
     return { session_id, watch };
   };
-  const record = async (runId: string) => (await fetch(`${B()}/v1/runs/${runId}`)).json();
-  const finished = (runId: string) =>
+  const record = async (runId: string, at = B) => (await fetch(`${at()}/v1/runs/${runId}`)).json();
+  const finished = (runId: string, at = B) =>
     eventually(async () => {
-      const run = await record(runId);
+      const run = await record(runId, at);
       return run.status !== "running" && run;
     }, { timeout: 30_000, interval: 100, what: `run ${runId} to end` });
   const conversation = async (session: string) =>
@@ -202,17 +204,17 @@ slowTest({
     },
   );
 
-  await tt.step("SIGTERM with a short grace: handed over, completed on B", async () => {
+  await tt.step("SIGTERM with a short grace: handed over, completed on A (1 attempt)", async () => {
     const run_id = "handed";
     const words = Array.from({ length: 40 }, (_, i) => `h${i}`).join(" ");
-    const { session_id, watch } = await startOnA(run_id, words, 50);
+    const { session_id, watch } = await startOnA(run_id, words, 50, B, A);
     await watch.until("text_message_content");
-    const status = await replicas.a.stop(10_000);
+    const status = await replicas.b.stop(10_000);
     assert.equal(status.code, 0, "a graceful exit");
-    const run = await finished(run_id);
+    const run = await finished(run_id, A);
     const events = await watch.all();
     assert.equal(run.status, "completed", JSON.stringify(run));
-    assert.equal(run.attempt, 2);
+    assert.equal(run.attempt, 2, "A resumed it though it allows 1 attempt");
     assert.ok(!events.some((e) => e.data.includes('"interrupted"')), "never interrupted");
     const messages = await conversation(session_id);
     assert.deepEqual(messages.map((m) => m.role), ["user", "assistant"]);
@@ -221,7 +223,7 @@ slowTest({
       words,
       "one whole answer",
     );
-    replicas.a = await replica("a");
+    replicas.b = await replica("b");
   });
 });
 

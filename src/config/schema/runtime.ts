@@ -56,8 +56,9 @@ export const ReplicaSchema = z.object({
 /** How runs outlive the replica that started them (docs/deploy.md#durable-runs). */
 export const RunsSchema = z.object({
   /**
-   * Attempts a run gets: a run whose replica is lost (or hands it over at shutdown) is resumed
-   * from its last checkpoint as the next attempt, until this many; then it fails.
+   * Attempts a run may lose with their replica: a run whose replica is lost (or hands it over at
+   * shutdown) is resumed from its last checkpoint as the next attempt; once this many attempts
+   * were lost (hand-overs do not count), it fails.
    */
   max_attempts: z.number().int().min(1).max(100).default(3),
   /**

@@ -9,6 +9,7 @@ import { runLinks } from "./0004_run_links.ts";
 import { durableRunCommits } from "./0005_durable_run_commits.ts";
 import { runModelReport } from "./0006_run_model_report.ts";
 import { runAttempts } from "./0007_run_attempts.ts";
+import { runHandoffs } from "./0008_run_handoffs.ts";
 import type { Migration } from "./types.ts";
 
 export type { Conversion, Migration, MigrationQuery } from "./types.ts";
@@ -22,6 +23,7 @@ export const migrations: readonly Migration[] = [
   durableRunCommits,
   runModelReport,
   runAttempts,
+  runHandoffs,
 ];
 
 /** The bookkeeping table both dialects create before applying anything. */

@@ -79,13 +79,14 @@ export function postgresLeases(
       const failed = await sql`UPDATE runs SET status = 'failed', updated_at = ${at},
           error = jsonb_build_object('code', 'replica_lost',
             'message', ${replicaLostMessagePrefix()}::text || owner || ')')
-        WHERE status = 'running' AND heartbeat_at < ${cut} AND attempt >= ${maxAttempts}
-          AND attempt > 0
+        WHERE status = 'running' AND heartbeat_at < ${cut}
+          AND attempt - handoffs >= ${maxAttempts} AND attempt > 0
         RETURNING tenant_id, run_id, session_id, owner`;
       // SKIP LOCKED: of two sweepers each claims other runs, none waits for the other.
       const resumed = limit <= 0 ? [] : await sql`WITH lost AS (
           SELECT run_id, owner FROM runs WHERE status = 'running' AND heartbeat_at < ${cut}
-            AND attempt < ${maxAttempts} AND attempt > 0 ORDER BY heartbeat_at, seq LIMIT ${limit}
+            AND attempt - handoffs < ${maxAttempts} AND attempt > 0
+            ORDER BY heartbeat_at, seq LIMIT ${limit}
             FOR UPDATE SKIP LOCKED)
         UPDATE runs r SET attempt = r.attempt + 1, owner = ${owner},
           heartbeat_at = ${Math.max(now, at)},
@@ -148,7 +149,9 @@ export function postgresLeases(
     },
 
     async releaseRun(runId, attempt) {
-      const rows = await sql`UPDATE runs SET heartbeat_at = 0 WHERE run_id = ${runId}
+      // A hand-over is not a lost attempt: it does not count toward `maxAttempts`.
+      const rows = await sql`UPDATE runs SET heartbeat_at = 0, handoffs = handoffs + 1
+        WHERE run_id = ${runId}
         AND attempt = ${attempt} AND status = 'running' RETURNING run_id`;
       return rows.length > 0;
     },

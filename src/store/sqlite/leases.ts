@@ -63,7 +63,8 @@ export function sqliteLeases(conn: Connection, commits: GroupCommit, clock: Cloc
           conn.all(
             `UPDATE runs SET status = 'failed', updated_at = ?,
              error = json_object('code', 'replica_lost', 'message', ? || owner || ')')
-             WHERE status = 'running' AND heartbeat_at < ? AND attempt >= ? AND attempt > 0
+             WHERE status = 'running' AND heartbeat_at < ? AND attempt - handoffs >= ?
+             AND attempt > 0
              RETURNING tenant_id, run_id, session_id, owner`,
             now2,
             replicaLostMessagePrefix(),
@@ -74,7 +75,7 @@ export function sqliteLeases(conn: Connection, commits: GroupCommit, clock: Cloc
         const resumed = limit <= 0 ? [] : commits.write(() => {
           const lost = conn.all(
             `SELECT run_id, owner FROM runs WHERE status = 'running' AND heartbeat_at < ?
-             AND attempt < ? AND attempt > 0 ORDER BY heartbeat_at, seq LIMIT ?`,
+             AND attempt - handoffs < ? AND attempt > 0 ORDER BY heartbeat_at, seq LIMIT ?`,
             cut,
             maxAttempts,
             limit,
@@ -164,8 +165,9 @@ export function sqliteLeases(conn: Connection, commits: GroupCommit, clock: Cloc
       return commits.durable(() =>
         commits.write(() =>
           conn.get(
-            `UPDATE runs SET heartbeat_at = 0 WHERE run_id = ? AND attempt = ?
-             AND status = 'running' RETURNING run_id`,
+            // A hand-over is not a lost attempt: it does not count toward `maxAttempts`.
+            `UPDATE runs SET heartbeat_at = 0, handoffs = handoffs + 1 WHERE run_id = ?
+             AND attempt = ? AND status = 'running' RETURNING run_id`,
             runId,
             runAttempt,
           ) !== undefined

@@ -130,6 +130,25 @@ export async function leaseSteps(t: Deno.TestContext, c: Contract): Promise<void
     );
   });
 
+  await t.step("runs: a hand-over does not count toward maxAttempts", async () => {
+    const tenant = newTenant();
+    const run = await runningRun(tenant);
+    const mine = <T extends { tenant_id: string }>(runs: T[]) =>
+      runs.filter((r) => r.tenant_id === tenant);
+    // One attempt allowed: a released run is still resumed, twice over.
+    for (const attempt of [1, 2]) {
+      assert.equal(await store.releaseRun(run.run_id, attempt), true);
+      const claimed = await store.claimLostRuns("b", clock.now(), 3_600_000, 1, 1_000);
+      assert.deepEqual(mine(claimed.failed), []);
+      assert.deepEqual(mine(claimed.resumed).map((r) => r.attempt), [attempt + 1]);
+    }
+    // Attempt 3 is lost with its replica: the one attempt that counts is spent.
+    const lost = await store.claimLostRuns("c", clock.now() + 120_000, 1000, 1, 1_000);
+    assert.deepEqual(mine(lost.resumed), []);
+    assert.deepEqual(mine(lost.failed).map((r) => r.run_id), [run.run_id]);
+    assert.equal((await store.getRun(tenant, run.run_id))?.status, "failed");
+  });
+
   await t.step("runs: a write of an attempt that lost its run lands nothing", async () => {
     const tenant = newTenant();
     const run = await runningRun(tenant);
