@@ -184,7 +184,7 @@ export async function startServices(
   for (const warning of toolWarnings(config)) log.warn("tool isolation", { warning });
   // One registry and tracer per server: the services are wrapped at their seams, so none of them
   // knows about metrics or spans.
-  const metrics = createMetrics();
+  const metrics = createMetrics({ maxTenants: runtime.metrics.max_tenants });
   const tracer = createTracer();
   const shared = options.shared;
   const store = shared?.store ??

@@ -64,6 +64,10 @@ export interface AgentdMetrics {
   modelFirstToken: Histogram<"provider" | "model">;
   /** `agentd_model_tokens_total`: tokens the providers reported, by kind. */
   modelTokens: Counter<"provider" | "model" | "kind">;
+  /** `agentd_tenant_tokens_total`: tokens of finished runs, by tenant (guarded) and kind. */
+  tenantTokens: Counter<"tenant" | "kind">;
+  /** The `tenant` label of a tenant: its id for the first `max_tenants`, `_other` after. */
+  tenantLabel(tenant: string): string;
   /** `agentd_tool_calls_total`: tool calls, by outcome. */
   toolCalls: Counter<"tool" | "outcome">;
   /** `agentd_tool_duration_seconds`: tool call durations. */
@@ -78,9 +82,21 @@ export interface AgentdMetrics {
   storeErrors: Counter<"method">;
 }
 
+/** The `tenant` label of the tenants past the guard's limit. */
+export const OTHER_TENANTS = "_other";
+
+/** Options of `createMetrics`. */
+export interface MetricsOptions {
+  /** Tenants with a label of their own (`runtime.metrics.max_tenants`; 100 by default). */
+  maxTenants?: number;
+}
+
 /** Creates agentd's metrics on a new registry (one per app instance). */
-export function createMetrics(): AgentdMetrics {
+export function createMetrics(options: MetricsOptions = {}): AgentdMetrics {
   const r = new MetricsRegistry();
+  // The cardinality guard: the first tenants seen keep their label for the process's life.
+  const maxTenants = options.maxTenants ?? 100;
+  const labelled = new Set<string>();
   const m: AgentdMetrics = {
     registry: r,
     httpRequests: r.counter({
@@ -169,6 +185,18 @@ export function createMetrics(): AgentdMetrics {
         "reasoning, cached_input; reasoning is part of output, cached_input part of input).",
       labelNames: ["provider", "model", "kind"],
     }),
+    tenantTokens: r.counter({
+      name: "agentd_tenant_tokens_total",
+      help: "Tokens of the runs that finished, by tenant and kind (input, output, reasoning, " +
+        `cached_input); tenants past runtime.metrics.max_tenants are under tenant="${OTHER_TENANTS}".`,
+      labelNames: ["tenant", "kind"],
+    }),
+    tenantLabel(tenant) {
+      if (labelled.has(tenant)) return tenant;
+      if (labelled.size >= maxTenants) return OTHER_TENANTS;
+      labelled.add(tenant);
+      return tenant;
+    },
     toolCalls: r.counter({
       name: "agentd_tool_calls_total",
       help: "Server-side tool calls, by tool and outcome (ok, error).",

@@ -3,7 +3,14 @@
  * so that none of them knows about metrics or tracing: `src/server.ts` wraps what it builds.
  */
 import type { Engine } from "../engine/mod.ts";
-import type { ModelClient, ModelEvent, ModelMetrics, ModelStream } from "../models/mod.ts";
+import type { Run } from "../api/schemas.ts";
+import type {
+  ModelClient,
+  ModelEvent,
+  ModelMetrics,
+  ModelStream,
+  ModelUsage,
+} from "../models/mod.ts";
 import type { PubSub } from "../pubsub/mod.ts";
 import type { Store } from "../store/mod.ts";
 import type { Tool } from "../tools/mod.ts";
@@ -12,6 +19,29 @@ import type { AgentdMetrics } from "./agentd.ts";
 import { SpanStatusCode } from "@opentelemetry/api";
 import { activeTraceIds } from "../log.ts";
 import { iterateInSpan, type Tracer } from "./tracing.ts";
+
+/**
+ * A finished run's tokens (all its attempts', as its record sums them) by tenant: counted once,
+ * where the outcome is persisted, so a run resumed on another replica is not counted twice.
+ */
+function countTenantTokens(metrics: AgentdMetrics, run: Pick<Run, "tenant_id" | "usage">): void {
+  const usage = run.usage;
+  if (!usage) return;
+  const tenant = metrics.tenantLabel(run.tenant_id);
+  for (const [kind, n] of usageKinds(usage)) {
+    if (n !== undefined && n > 0) metrics.tenantTokens.inc({ tenant, kind }, n);
+  }
+}
+
+/** Usage counts under their metric `kind` labels. */
+function usageKinds(usage: ModelUsage): [string, number | undefined][] {
+  return [
+    ["input", usage.input_tokens],
+    ["output", usage.output_tokens],
+    ["reasoning", usage.reasoning_tokens],
+    ["cached_input", usage.cached_input_tokens],
+  ];
+}
 
 const seconds = (startedMs: number) => (performance.now() - startedMs) / 1000;
 
@@ -29,10 +59,11 @@ export function instrumentStore(store: Store, metrics: AgentdMetrics, tracer: Tr
   const after = (method: string, result: unknown) => {
     if (method === "createRun") metrics.runsStarted.inc();
     if (method === "finishRun") {
-      const run = result as { status: string; error?: { code?: string } | null };
+      const run = result as Run;
       // A run the sweeper failed meanwhile (out of attempts) was counted by the sweeper.
       if (run.status !== "running" && run.error?.code !== "replica_lost") {
         metrics.runs.inc({ status: run.status });
+        countTenantTokens(metrics, run);
       }
     }
     if (method === "claimLostRuns") {
@@ -163,13 +194,7 @@ export function modelMetrics(metrics: AgentdMetrics): ModelMetrics {
       );
     },
     onUsage({ provider, model, usage }) {
-      const kinds = [
-        ["input", usage.input_tokens],
-        ["output", usage.output_tokens],
-        ["reasoning", usage.reasoning_tokens],
-        ["cached_input", usage.cached_input_tokens],
-      ] as const;
-      for (const [kind, n] of kinds) {
+      for (const [kind, n] of usageKinds(usage)) {
         if (n !== undefined && n > 0) metrics.modelTokens.inc({ provider, model, kind }, n);
       }
     },

@@ -23,6 +23,8 @@ export {
   type AgentdMetrics,
   CLIENT_ERROR_REASONS,
   createMetrics,
+  type MetricsOptions,
+  OTHER_TENANTS,
   STREAM_KINDS,
   type StreamKind,
   TERMINAL_STATUSES,

@@ -91,6 +91,15 @@ export const ToolsRuntimeSchema = z.object({
   max_processes: z.number().int().min(1).max(10_000).default(16),
 }).strict();
 
+/** Bounds on the Prometheus metrics (docs/observability.md). */
+export const MetricsRuntimeSchema = z.object({
+  /**
+   * Tenants `agentd_tenant_tokens_total` gives a label of their own, the first to spend tokens
+   * first; every later tenant is counted under `tenant="_other"` (0: all of them are).
+   */
+  max_tenants: z.number().int().min(0).max(100_000).default(100),
+}).strict();
+
 /** The runtime block. */
 export const RuntimeSchema = z.object({
   default_tenant_id: z.string().min(1).max(128).default("default"),
@@ -105,6 +114,7 @@ export const RuntimeSchema = z.object({
   runs: RunsSchema.prefault({}),
   attached: AttachedSchema.prefault({}),
   tools: ToolsRuntimeSchema.prefault({}),
+  metrics: MetricsRuntimeSchema.prefault({}),
   log_level: z.enum(["debug", "info", "warn", "error"]).default("info"),
   /**
    * `text`: a line for people (time, level, message, fields; colours on a terminal); `json`: one

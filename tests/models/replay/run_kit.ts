@@ -36,6 +36,7 @@ export async function startRig(
     model?: Record<string, unknown>;
     agent?: Record<string, unknown>;
     store?: StoreKind;
+    runtime?: Record<string, unknown>;
   } = {},
 ): Promise<ReplayRig> {
   const replay = startReplayServer(wire);
@@ -43,7 +44,11 @@ export async function startRig(
   const agent = { name: "replay", model, ...options.agent };
   const t = await startTestServer({
     store: options.store,
-    manifest: { agent, http_server: { protocol: { ag_ui: {}, ai_sdk: {} } } },
+    manifest: {
+      agent,
+      http_server: { protocol: { ag_ui: {}, ai_sdk: {} } },
+      ...(options.runtime ? { runtime: options.runtime } : {}),
+    },
   });
   return {
     t,
