@@ -27,6 +27,7 @@ export const ERROR_CODES = {
   eventsGone: 410001,
   bodyTooLarge: 413001,
   tooLarge: 413002,
+  messageTooLarge: 413003,
   unsupportedMediaType: 415001,
   validation: 422000,
   headersTooLarge: 431001,

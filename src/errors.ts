@@ -81,6 +81,7 @@ export const errors = {
   bodyTooLarge: (limit: number) =>
     new ApiError(413, 1, `request body is larger than the limit of ${limit} bytes`),
   tooLarge: (message: string) => new ApiError(413, 2, message),
+  messageTooLarge: (message: string) => new ApiError(413, 3, message),
   unsupportedMediaType: (got: string | null) =>
     new ApiError(
       415,

@@ -11,7 +11,8 @@ export type EngineErrorKind =
   | "invalid_request"
   | "checkpoint_not_found"
   | "message_exists"
-  | "too_large";
+  | "too_large"
+  | "message_too_large";
 
 /** A run request the engine refuses before anything is written. */
 export class EngineError extends Error {
@@ -43,6 +44,8 @@ export const engineErrors = {
     new EngineError("message_exists", `message '${id}' already exists`, id),
   /** A write that would take a session past its cap. */
   tooLarge: (message: string) => new EngineError("too_large", message),
+  /** A message over the per-message cap. */
+  messageTooLarge: (message: string) => new EngineError("message_too_large", message),
 } as const;
 
 /** `field: rule message; ...`, for logs and tests. */

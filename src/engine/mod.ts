@@ -7,7 +7,7 @@
  * 2. `loadStart` — one store read (the start checkpoint and the conversation); `EngineError`
  *    `checkpoint_not_found` for an unknown `checkpoint_id`, `message_exists` for a used message
  *    id, `invalid_request` for a resume that does not fit the pending calls, `too_large` for
- *    input past the session cap (size.ts).
+ *    input past the session cap and `message_too_large` for a message past its own (size.ts).
  *
  * The run service then creates the run with `parent_checkpoint_id` and the plan's `begin` (the
  * session when new, a fork's conversation, the input messages) in one transaction, and `execute`
@@ -21,7 +21,7 @@
  */
 export { createEngine, type Engine, type EnginePlan, type RunBegin } from "./engine.ts";
 export { EngineError, type EngineErrorKind } from "./errors.ts";
-export { checkSessionRoom } from "./size.ts";
+export { checkSessionRoom, type SizeLimits } from "./size.ts";
 export { RunHandedOff } from "./async.ts";
 export { waitingToolCalls } from "./start.ts";
 export type {

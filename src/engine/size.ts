@@ -1,35 +1,52 @@
 /**
- * The size cap of a session (docs/api.md#size-limits): a client write may not take a session's
- * conversation past `runtime.max_session_bytes` of JSON; one message is at most a request body
- * (`http_server.max_body_bytes`), which bounds it as it is read. Checked when a client writes, so
- * every read that serves a conversation (a checkpoint, a snapshot on resume, a run's prompt) is
- * bounded in bytes too; a run's own output may take a session past the cap by what one run
- * writes, and the next client write is refused.
+ * The size caps of a client write (docs/api.md#size-limits): no message may pass
+ * `runtime.max_message_bytes` of JSON, and no write may take a session's conversation past
+ * `runtime.max_session_bytes`. Checked when a client writes, before anything is written, so every
+ * read that serves a conversation (a checkpoint, a snapshot on resume, a run's prompt) is bounded
+ * in bytes too. A run's own output is held to the session cap as it is written (`runRoom`).
  */
 import { engineErrors } from "./errors.ts";
 
+/** The two caps, as `runtime` configures them. */
+export interface SizeLimits {
+  /** `runtime.max_message_bytes`. */
+  max_message_bytes: number;
+  /** `runtime.max_session_bytes`. */
+  max_session_bytes: number;
+}
+
 /** The size of a message (or any record) as JSON, in UTF-16 code units. */
-function size(value: unknown): number {
+export function jsonSize(value: unknown): number {
   return JSON.stringify(value)?.length ?? 0;
 }
 
 /**
- * Refuses `incoming` messages that would take the `conversation` past `maxBytes` of JSON: an
- * `EngineError` `too_large`. Measures the conversation only as far as it needs to.
+ * Refuses `incoming` messages when one of them passes `max_message_bytes` of JSON (an
+ * `EngineError` `message_too_large`) or together they would take the `conversation` past
+ * `max_session_bytes` (`too_large`). Measures the conversation only as far as it needs to.
  */
 export function checkSessionRoom(
   conversation: readonly unknown[],
   incoming: readonly unknown[],
-  maxBytes: number,
+  limits: SizeLimits,
 ): void {
   let total = 0;
-  for (const message of incoming) total += size(message);
+  for (const [i, message] of incoming.entries()) {
+    const bytes = jsonSize(message);
+    if (bytes > limits.max_message_bytes) {
+      throw engineErrors.messageTooLarge(
+        `message ${i} is ${bytes} bytes as JSON, over the limit of ${limits.max_message_bytes} ` +
+          `(runtime.max_message_bytes)`,
+      );
+    }
+    total += bytes;
+  }
   if (total === 0) return;
   for (const message of [null, ...conversation]) {
-    if (message !== null) total += size(message);
-    if (total > maxBytes) {
+    if (message !== null) total += jsonSize(message);
+    if (total > limits.max_session_bytes) {
       throw engineErrors.tooLarge(
-        `the session's conversation would pass ${maxBytes} bytes as JSON ` +
+        `the session's conversation would pass ${limits.max_session_bytes} bytes as JSON ` +
           `(runtime.max_session_bytes); start a new session or delete messages`,
       );
     }

@@ -54,7 +54,7 @@ export async function loadStart(
   for (const m of request.messages) {
     if (m.message_id && taken.has(m.message_id)) throw engineErrors.messageExists(m.message_id);
   }
-  checkSessionRoom(conversation, request.messages, deps.config.manifest.runtime.max_session_bytes);
+  checkSessionRoom(conversation, request.messages, deps.config.manifest.runtime);
 
   const pending = waitingToolCalls(checkpoint?.state.pending_tool_calls ?? [], conversation);
   const answered = answerPending(pending, setup.resume, request.messages);

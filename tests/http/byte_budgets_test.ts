@@ -2,19 +2,23 @@
  * Every answer and every stream is bounded in bytes (issue 27, item 2), against a server process
  * whose RSS is measured: a session of 40 messages of 1 MB each (all under the body limit) is
  * listed and its checkpoints paged without a 500 or a page of `per_page` times their size; a
- * message over the message cap and a write over the session cap are refused 413002; re-attach
+ * message over `runtime.max_message_bytes` is refused 413003 on every input (native, AG-UI, A2A)
+ * and a write over the session cap 413002; re-attach
  * streams that never read are dropped as `slow_consumer` once their unread bytes pass the budget,
  * and the memory they held comes back. RSS bounds are generous (the point is "not hundreds of MB
  * per request"); the longest concurrent `/healthz` wait is printed, not asserted.
  */
 import assert from "node:assert/strict";
+import { HttpAgent } from "@ag-ui/client";
 import {
   eventually,
   probeHealth,
   type ServerProcess,
   slowTest,
   startServerProcess,
+  startTestServer,
 } from "../_kit/mod.ts";
+import { clientFor, message, request, restError, text, transports } from "../protocols/a2a/sdk.ts";
 
 const MiB = 1024 * 1024;
 /** One 1 MB word: the echo model answers it in one delta, so a run writes 2 MB in two messages. */
@@ -181,5 +185,76 @@ slowTest("byte budgets: a 40 MB conversation, paged and streamed to silent reade
     assert.equal(run.body.code, 413002);
     assert.equal((await json(small, "/v1/sessions/s/messages")).body.count, 8, "nothing written");
     assert.equal((await json(small, "/v1/sessions/s/runs")).body.count, 0, "no run");
+  });
+});
+
+Deno.test("one message past runtime.max_message_bytes is refused 413003 on every input", async (t) => {
+  // A body limit well above the message cap: the message cap is a setting of its own.
+  await using s = await startTestServer({
+    manifest: {
+      agent: { name: "message-cap", model: { provider: "echo" } },
+      runtime: { max_message_bytes: 64 * 1024 },
+      http_server: { max_body_bytes: 4 * MiB, protocol: { ag_ui: {}, a2a: {} } },
+    },
+  });
+  const big = "y".repeat(100_000);
+  const fits = "y".repeat(60_000);
+  const native = (value: string) => ({ role: "user", content: [{ type: "text", value }] });
+  const refused = async (res: Response) => {
+    const body = await res.json();
+    assert.equal(res.status, 413, JSON.stringify(body));
+    return body;
+  };
+
+  await t.step("native: a run's input and POST .../messages", async () => {
+    const run = await refused(
+      await s.fetch("/v1/runs/start", { method: "POST", json: { messages: [native(big)] } }),
+    );
+    assert.equal(run.code, 413003);
+    assert.match(run.message, /max_message_bytes/);
+    // Two messages that each fit pass, though together they are over the cap.
+    const ok = await s.fetch("/v1/runs/start", {
+      method: "POST",
+      json: { session_id: "m", messages: [native(fits), native(fits)] },
+    });
+    const { run_id } = await ok.json();
+    assert.equal(ok.status, 202);
+    await eventually(
+      async () => (await (await s.fetch(`/v1/runs/${run_id}`)).json()).status === "completed",
+      { what: "the run to end" },
+    );
+    const message = await refused(
+      await s.fetch("/v1/sessions/m/messages", { method: "POST", json: native(big) }),
+    );
+    assert.equal(message.code, 413003);
+    // Two inputs and the answer; nothing of the refused write.
+    assert.equal((await (await s.fetch("/v1/sessions/m/messages")).json()).count, 3);
+  });
+
+  await t.step("AG-UI, through @ag-ui/client", async () => {
+    const agent = new HttpAgent({ url: `${s.url}/ag-ui/run` });
+    agent.addMessage({ id: crypto.randomUUID(), role: "user", content: big });
+    const err = await agent.runAgent().then(
+      () => assert.fail("expected a refusal"),
+      (e: Error & { status?: number; payload?: { code?: number } }) => e,
+    );
+    assert.equal(err.status, 413);
+    assert.equal(err.payload?.code, 413003);
+    assert.equal((await s.fetch(`/v1/sessions/${agent.threadId}`)).status, 404, "nothing written");
+  });
+
+  await t.step("A2A, through @a2a-js/sdk on both bindings", async () => {
+    for (const transport of transports) {
+      const client = await clientFor(s, transport);
+      const msg = message([text(big)]);
+      await assert.rejects(client.sendMessage(request(msg)), /413003|too large|max_message_bytes/);
+      assert.equal((await s.fetch(`/v1/runs/${msg.messageId}`)).status, 404);
+    }
+    const raw = await s.fetch("/a2a/message:send", {
+      method: "POST",
+      json: { message: { messageId: "m1", role: "ROLE_USER", parts: [{ text: big }] } },
+    });
+    const error = await restError(raw, 413, "AGENTD_413003");
+    assert.match(error.message, /max_message_bytes/);
   });
 });

@@ -108,6 +108,11 @@ export const RuntimeSchema = z.object({
    * past it the write is refused (413002).
    */
   max_session_bytes: z.number().int().min(1_048_576).default(64 * 1024 * 1024),
+  /**
+   * Bytes of JSON one message a client writes may have (docs/api.md#size-limits), whatever the
+   * body limit; past it the write is refused (413003).
+   */
+  max_message_bytes: z.number().int().min(1024).default(1_048_576),
   storage: StorageSchema.prefault({}),
   pubsub: PubSubSchema.prefault({}),
   replica: ReplicaSchema.prefault({}),

@@ -33,6 +33,7 @@ const ENGINE_ERRORS: Record<EngineErrorKind, (err: EngineError) => ApiError> = {
   checkpoint_not_found: (err) => errors.checkpointNotFound(err.id),
   message_exists: (err) => errors.messageExists(err.id),
   too_large: (err) => errors.tooLarge(err.message),
+  message_too_large: (err) => errors.messageTooLarge(err.message),
 };
 
 const RUN_SERVICE_ERRORS: Record<RunServiceErrorKind, (err: RunServiceError) => ApiError> = {

@@ -31,6 +31,9 @@ export function errorExamples(manifest: Manifest): Map<number, ApiError> {
       "the session's conversation would pass 67108864 bytes as JSON (runtime.max_session_bytes); " +
         "start a new session or delete messages",
     ),
+    errors.messageTooLarge(
+      "message 0 is 2000000 bytes as JSON, over the limit of 1048576 (runtime.max_message_bytes)",
+    ),
     errors.unsupportedMediaType("text/plain"),
     // An operation without a declaration to ask (see `validationExample`) shows this one.
     errors.validation([{

@@ -35,15 +35,15 @@ export function messageRoutes(): Routes {
         content: { "application/json": { schema: MessageSchema } },
       },
     },
-    "x-errors": [...BODY_ERRORS, 404001, 409003, 409005, 413002],
+    "x-errors": [...BODY_ERRORS, 404001, 409003, 409005, 413002, 413003],
   }, async (c) => {
     const sessionId = c.req.valid("param").session_id;
     await requireSession(c, sessionId);
     const { store, config } = c.get("services");
     const input = c.req.valid("json");
-    // The session cap, as a run's input meets it (413002).
+    // The message and session caps, as a run's input meets them (413003, 413002).
     const conversation = await store.allMessages(c.get("tenant"), sessionId);
-    checkSessionRoom(conversation, [input], config.manifest.runtime.max_session_bytes);
+    checkSessionRoom(conversation, [input], config.manifest.runtime);
     // The store refuses (409003) while a run is running: its checkpoints would disagree.
     const [message] = await store.appendMessages(c.get("tenant"), sessionId, [input]);
     return c.json(message, 201, {

@@ -243,7 +243,7 @@ const RUN = createRoute({
       content: AG_UI_STREAM,
     },
   },
-  "x-errors": [...BODY_ERRORS, 404004, 409002, 409003, 413002, 503002],
+  "x-errors": [...BODY_ERRORS, 404004, 409002, 409003, 413002, 413003, 503002],
 });
 
 const CONNECT = createRoute({
