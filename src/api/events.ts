@@ -123,6 +123,10 @@ export const RunEventPayloadSchemas = {
       "Why the model stopped in the run's last model step (`length`, `content_filter`, " +
         "`refusal`, ...), as on the run record.",
     ),
+    cost: z.number().nonnegative().nullish().describe(
+      "What the run's model steps cost at the model's price in the manifest " +
+        "(`agent.model.prices`), as on the run record (null without a price).",
+    ),
   }).describe("The run ended with its final status (the last event of a stream)."),
 } as const;
 

@@ -78,10 +78,12 @@ export class RunReport {
    * The run's totals for `run_finished`, earlier attempts' steps included (the report is saved
    * already, step by step).
    */
-  async totals(): Promise<{ usage: Usage | null; finish_reason: FinishReason | null }> {
+  async totals(): Promise<
+    { usage: Usage | null; finish_reason: FinishReason | null; cost: number | null }
+  > {
     await this.#carryPrior();
-    const { usage, finish_reason } = modelFields(this.#report);
-    return { usage, finish_reason };
+    const { usage, finish_reason, cost } = modelFields(this.#report);
+    return { usage, finish_reason, cost };
   }
 
   /**

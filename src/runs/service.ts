@@ -419,6 +419,7 @@ export class RunService {
         error: run.error,
         usage: run.usage,
         finish_reason: run.finish_reason,
+        cost: run.cost,
       });
     } catch (err) {
       if (err instanceof RunFenced) {
@@ -439,6 +440,7 @@ export class RunService {
         error: outcome.error ?? null,
         usage: final?.usage ?? null,
         finish_reason: final?.finish_reason ?? null,
+        cost: final?.cost ?? null,
       });
     }
     await this.#delivery.deliver(active, finished);

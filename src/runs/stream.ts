@@ -348,6 +348,7 @@ function finishedFrom(run: Run): SequencedEvent["event"] {
     error: run.error,
     usage: run.usage,
     finish_reason: run.finish_reason,
+    cost: run.cost,
   });
   const ended = Date.parse(run.updated_at);
   return Number.isFinite(ended) ? { ...event, timestamp: ended / 1000 } : event;

@@ -45,6 +45,7 @@ Deno.test("run report: steps, warnings once, saved after every step, totals", as
   assert.deepEqual(await report.totals(), {
     usage: { input_tokens: 15, output_tokens: 2 },
     finish_reason: "refusal",
+    cost: null,
   });
   assert.deepEqual(store.saved.at(-1)?.report, {
     ...model,
@@ -78,6 +79,7 @@ Deno.test("run report: a later attempt counts the steps the lost one saved", asy
   assert.deepEqual(await second.totals(), {
     usage: { input_tokens: 140, output_tokens: 7 },
     finish_reason: "stop",
+    cost: null,
   });
   const last = store.saved.at(-1)!;
   assert.equal(last.attempt, 2, "written as the second attempt (fenced)");
@@ -93,10 +95,10 @@ Deno.test("run report: nothing reported, nothing saved; a failed save is logged"
   };
   const quiet = new RunReport(failing, run, model, createLogger("error", {}, (l) => lines.push(l)));
   await quiet.step(1, null, []);
-  assert.deepEqual(await quiet.totals(), { usage: null, finish_reason: null });
+  assert.deepEqual(await quiet.totals(), { usage: null, finish_reason: null, cost: null });
   assert.equal(lines.length, 0, "no write was tried");
   await quiet.step(2, { reason: "stop", usage: {} }, []);
-  assert.deepEqual(await quiet.totals(), { usage: {}, finish_reason: "stop" });
+  assert.deepEqual(await quiet.totals(), { usage: {}, finish_reason: "stop", cost: null });
   assert.match(lines.join("\n"), /could not save the model report/);
 });
 

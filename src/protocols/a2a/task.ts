@@ -6,7 +6,7 @@
  * messages the task history. The stream encoder builds the same objects, so a streamed task and a
  * read task agree.
  */
-import { type FinishReason, totalUsage, type Usage } from "../../api/usage.ts";
+import { type FinishReason, roundCost, totalUsage, type Usage } from "../../api/usage.ts";
 import type { Message as NativeMessage, Run, RunError, RunStatus } from "../../api/schemas.ts";
 import type { ChainState } from "../../runs/reads.ts";
 import { ALL_OUTPUT_MODES, describe, type OutputModes, pendingCalls } from "./request.ts";
@@ -261,9 +261,11 @@ export function buildTask(chain: ChainState, options: TaskViewOptions = {}): Tas
 
   const includeArtifacts = options.includeArtifacts ?? artifacts.length > 0;
   const usages = chain.runs.flatMap(({ run }) => run.usage ? [run.usage] : []);
+  const costs = chain.runs.flatMap(({ run }) => typeof run.cost === "number" ? [run.cost] : []);
   const metadata = taskMetadata({
     usage: usages.length > 0 ? totalUsage(usages) : null,
     finish_reason: latest.finish_reason,
+    cost: costs.length > 0 ? roundCost(costs.reduce((a, b) => a + b, 0)) : null,
   });
   return {
     id: taskId,
@@ -277,16 +279,18 @@ export function buildTask(chain: ChainState, options: TaskViewOptions = {}): Tas
 
 /**
  * agentd's task metadata: why the model last stopped (`finishReason`: `stop`, `length`,
- * `content_filter`, `refusal`, ...) and the tokens used (`usage`, native field names); undefined
- * when there is neither.
+ * `content_filter`, `refusal`, ...), the tokens used (`usage`, native field names) and, with a
+ * model price in the manifest, what they cost (`cost`); undefined when there is none of them.
  */
 export function taskMetadata(
-  run: { usage?: Usage | null; finish_reason?: FinishReason | null },
+  run: { usage?: Usage | null; finish_reason?: FinishReason | null; cost?: number | null },
 ): Record<string, unknown> | undefined {
-  if (!run.usage && !run.finish_reason) return undefined;
+  const cost = typeof run.cost === "number" ? run.cost : undefined;
+  if (!run.usage && !run.finish_reason && cost === undefined) return undefined;
   return {
     ...(run.finish_reason ? { finishReason: run.finish_reason } : {}),
     ...(run.usage ? { usage: run.usage } : {}),
+    ...(cost !== undefined ? { cost } : {}),
   };
 }
 

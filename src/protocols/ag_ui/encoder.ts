@@ -257,7 +257,13 @@ export class AgUiEncoder {
     if (event.usage) finished.usage = [camelUsage(event.usage)];
     // Why the model stopped (`length`, `content_filter`, `refusal`, ...): AG-UI has no field of
     // its own for it, so it rides the event's metadata.
-    if (event.finish_reason) finished.metadata = { finishReason: event.finish_reason };
+    // The run's cost at the model's price rides it too (absent without a price).
+    if (event.finish_reason || typeof event.cost === "number") {
+      finished.metadata = {
+        ...(event.finish_reason ? { finishReason: event.finish_reason } : {}),
+        ...(typeof event.cost === "number" ? { cost: event.cost } : {}),
+      };
+    }
     // A stream must open with RUN_STARTED even when the run never got to say it.
     const opener: AgUiEvent[] = this.#started ? [] : [{
       type: EventType.RUN_STARTED,

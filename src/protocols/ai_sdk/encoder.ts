@@ -325,6 +325,7 @@ export class AiSdkEncoder {
         status: event.status,
         ...(event.usage ? { usage: camelUsage(event.usage) } : {}),
         ...(event.finish_reason ? { modelFinishReason: event.finish_reason } : {}),
+        ...(typeof event.cost === "number" ? { cost: event.cost } : {}),
         ...(error ? { error: { code: error.code, message: error.message } } : {}),
       },
     });

@@ -209,6 +209,9 @@ export const AiSdkChunkSchema = z.union([
         "agentd's finish reason of the run's last model step (`stop`, `length`, " +
           "`content_filter`, `refusal`, `tool_calls`, `other`).",
       ),
+      cost: z.number().optional().describe(
+        "What the run's model steps cost at the model's price in the manifest (absent without one).",
+      ),
       error: z.object({
         code: z.string().describe("agentd's error code."),
         message: z.string().describe("What went wrong."),

@@ -46,7 +46,7 @@ export async function startRig(
     store: options.store,
     manifest: {
       agent,
-      http_server: { protocol: { ag_ui: {}, ai_sdk: {} } },
+      http_server: { protocol: { ag_ui: {}, ai_sdk: {}, a2a: {} } },
       ...(options.runtime ? { runtime: options.runtime } : {}),
     },
   });
