@@ -32,6 +32,18 @@ export const RunEventPayloadSchemas = {
       "handed it over (extension): whatever the stream carried after that checkpoint is " +
       "abandoned, and a `messages_snapshot` of the conversation at the checkpoint follows.",
   ),
+  run_queued: z.object({
+    session_id: SessionId,
+    run_id: RunId,
+    queue_depth: z.number().int().nullable().describe(
+      "Runs waiting in the run queue over all tenants as it was queued, itself included (null " +
+        "when the store could not count them).",
+    ),
+  }).describe(
+    "An attached run waits in the run queue for a free slot (extension; " +
+      '`runtime.runs.attached_at_capacity = "wait"`): keep-alives follow until it starts ' +
+      "(`run_started`). Sent live only, without an `id` (a cursor never replays it).",
+  ),
   messages_snapshot: z.object({
     messages: z.array(MessageSchema).describe("The session's conversation, oldest first."),
   }).describe("The whole conversation the run starts from."),

@@ -37,7 +37,7 @@ import { Leases } from "./leases.ts";
 import { outcomeOf, saveOutcome } from "./outcome.ts";
 import { passedOn, passOn, resumedActive, resumedRequest } from "./attempts.ts";
 import { RunQueue } from "./run_queue.ts";
-import { type AttachOptions, openRunStream, type RunStream } from "./stream.ts";
+import { type AttachOptions, openRunStream, queuedEvents, type RunStream } from "./stream.ts";
 import {
   type ChainState,
   chainState,
@@ -91,6 +91,7 @@ export class RunService {
   readonly #delivery: Delivery;
   readonly #leases: Leases;
   readonly #maxAttempts: number;
+  readonly #attachedAtCapacity: "wait" | "reject";
   /** The slots of `runtime.runs.max_concurrent` and the store's queue of runs waiting for one. */
   readonly #queue: RunQueue;
   #accepting = true;
@@ -112,6 +113,7 @@ export class RunService {
       runtime.replica.lease,
     );
     this.#maxAttempts = runtime.runs.max_attempts;
+    this.#attachedAtCapacity = runtime.runs.attached_at_capacity;
     this.#queue = new RunQueue({
       store: this.#store,
       log: this.#log,
@@ -179,12 +181,15 @@ export class RunService {
     const runId = request.run_id ?? crypto.randomUUID();
     const ids = { tenant_id: tenant, session_id: sessionId, run_id: runId };
     if (this.#queue.full) {
-      if (attached) throw runServiceErrors.atCapacity();
+      if (attached && this.#attachedAtCapacity === "reject") throw runServiceErrors.atCapacity();
       // Its start boundary is written like any run's (the session is its), then it waits for a
-      // free slot of any replica, executed like a claimed run.
+      // free slot of any replica, executed like a claimed run; an attached client listens first.
       await this.#begin(ids, request, link);
+      const stream = attached ? await this.attach(tenant, runId) : undefined;
       await this.#queue.enqueue(ids);
-      return { run_id: runId, session_id: sessionId };
+      if (!stream) return { run_id: runId, session_id: sessionId };
+      const depth = await this.#store.queueDepth().catch(() => null);
+      return { run_id: runId, session_id: sessionId, events: queuedEvents(ids, depth, stream) };
     }
     const plan = await this.#queue.withSlot(() => this.#begin(ids, request, link));
     const active = newActiveRun(ids, 1, {

@@ -167,6 +167,24 @@ export async function openRunStream(
   }
 }
 
+/**
+ * The stream of an attached run that waits in the run queue: `run_queued` (live only, no sequence
+ * number), then the run's events from `stream` (opened before the run was queued, so whichever
+ * replica takes it, none is missed).
+ */
+export async function* queuedEvents(
+  run: { session_id: string; run_id: string },
+  queueDepth: number | null,
+  stream: RunStream,
+): AsyncGenerator<RunStreamItem> {
+  const { session_id, run_id } = run;
+  yield {
+    seq: null,
+    event: makeEvent("run_queued", { session_id, run_id, queue_depth: queueDepth }),
+  };
+  yield* stream;
+}
+
 /** The spec's re-attach: live events from now on, of a running run (`run_not_running` else). */
 async function liveStream(deps: StreamDeps, tenant: string, before: Run): Promise<RunStream> {
   if (!unended(before.status)) {

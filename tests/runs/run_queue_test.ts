@@ -2,7 +2,8 @@
  * The run queue over HTTP (runtime.runs.max_concurrent), on each store: detached runs beyond the
  * limit wait `queued` and start FIFO as slots free, never more than the limit at once; a tenant's
  * flood waits another tenant's run one slot at most; a queued run can be cancelled and never
- * runs; an attached run beyond the limit is answered 503 with `Retry-After`.
+ * runs; an attached run beyond the limit is answered 503 with `Retry-After` (`reject`). The
+ * attached run that waits (`wait`) is in attached_queue_test.ts.
  */
 import assert from "node:assert/strict";
 import {
@@ -120,7 +121,7 @@ for (const store of storeKinds) {
   Deno.test(`run queue (${store}): cancel a queued run; attached beyond it is 503`, async () => {
     await using t = await startTestServer({
       store,
-      manifest: { runtime: { runs: { max_concurrent: 1 } } },
+      manifest: { runtime: { runs: { max_concurrent: 1, attached_at_capacity: "reject" } } },
     });
     const long = await startDetached(t, 2_000);
     const waiting = await startDetached(t, 1);

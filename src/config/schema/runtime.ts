@@ -62,11 +62,17 @@ export const RunsSchema = z.object({
    */
   max_attempts: z.number().int().min(1).max(100).default(3),
   /**
-   * Runs this replica executes at once (docs/deploy.md#run-queue). A detached run beyond it
-   * waits `queued` in the store until a replica has a free slot; an attached one is answered 503
-   * with `Retry-After`.
+   * Runs this replica executes at once (docs/deploy.md#run-queue). A run beyond it waits
+   * `queued` in the store until a replica has a free slot (an attached one as
+   * `attached_at_capacity` says).
    */
   max_concurrent: z.number().int().min(1).max(100_000).default(1_000),
+  /**
+   * An attached run (its events streamed in the response) beyond `max_concurrent`: `wait` queues
+   * it with the stream open (a `run_queued` event, then keep-alives until it starts); `reject`
+   * answers 503 (`503004`) with `Retry-After`.
+   */
+  attached_at_capacity: z.enum(["wait", "reject"]).default("wait"),
 }).strict();
 
 /** How an attached run stream treats a client that reads slower than the run produces. */

@@ -2,7 +2,8 @@
  * The A2A stream encoder: a pure mapper from internal run events to A2A `StreamResponse` objects
  * (each frame holds exactly one of `task`, `statusUpdate`, `artifactUpdate`):
  *
- * - `run_started` → statusUpdate WORKING; `run_resumed` (a new attempt after a lost replica) →
+ * - `run_queued` (an attached run waits for a free slot) → statusUpdate SUBMITTED with
+ *   `metadata.queueDepth`; `run_started` → statusUpdate WORKING; `run_resumed` (a new attempt after a lost replica) →
  *   statusUpdate WORKING again, the lost attempt's held-back text dropped;
  * - each assistant text message → artifactUpdate chunks of the artifact whose id is the message id
  *   (`append` false on its first chunk, `lastChunk` true on its last; the encoder holds one delta
@@ -76,6 +77,16 @@ export class A2aEncoder {
           state: "TASK_STATE_WORKING",
           timestamp: isoOf(event.timestamp),
         })];
+      case "run_queued":
+        // The task waits for a free slot: still SUBMITTED, with the queue's depth.
+        return [{
+          statusUpdate: {
+            taskId: this.#taskId,
+            contextId: this.#contextId,
+            status: { state: "TASK_STATE_SUBMITTED", timestamp: isoOf(event.timestamp) },
+            metadata: { queueDepth: event.queue_depth },
+          },
+        }];
       case "run_resumed":
         // What the lost attempt streamed after its checkpoint is abandoned: a held-back delta of
         // it never goes out; the new attempt's answer is a new artifact (a new message id).

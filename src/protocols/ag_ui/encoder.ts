@@ -58,6 +58,21 @@ export class AgUiEncoder {
     this.#clientRunId = options.runId;
   }
 
+  /** `RUN_STARTED`, the stream's first event. */
+  #open(event: { session_id: string; run_id: string }, timestamp: number): AgUiEvent[] {
+    this.#threadId = event.session_id;
+    this.#runId = this.#clientRunId ?? event.run_id;
+    this.#started = true;
+    return [{
+      type: EventType.RUN_STARTED,
+      timestamp,
+      threadId: event.session_id,
+      runId: this.#runId,
+      // The version this encoder speaks, so a newer client knows what it is reading.
+      protocolVersion: PROTOCOL_VERSION,
+    }];
+  }
+
   /** True once a terminal event (`RUN_FINISHED` or `RUN_ERROR`) was produced. */
   get ended(): boolean {
     return this.#ended;
@@ -69,30 +84,21 @@ export class AgUiEncoder {
     const timestamp = this.#stamp(millis(event.timestamp));
     switch (event.kind) {
       case "run_started":
-        this.#threadId = event.session_id;
-        this.#runId = this.#clientRunId ?? event.run_id;
-        this.#started = true;
-        return [{
-          type: EventType.RUN_STARTED,
+        // A queued run's stream was opened by `run_queued` already.
+        if (this.#started) return [];
+        return this.#open(event, timestamp);
+      case "run_queued":
+        // The run waits for a free slot: the client sees it started, and why nothing comes yet.
+        return [...this.#open(event, timestamp), {
+          type: EventType.CUSTOM,
           timestamp,
-          threadId: event.session_id,
-          runId: this.#runId,
-          // The version this encoder speaks, so a newer client knows what it is reading.
-          protocolVersion: PROTOCOL_VERSION,
+          name: "run_queued",
+          value: { queueDepth: event.queue_depth },
         }];
       case "run_resumed": {
         // The lost attempt's open message, calls and steps are abandoned (closed here); the
         // MESSAGES_SNAPSHOT that follows is the conversation at the checkpoint, without them.
-        this.#threadId ??= event.session_id;
-        this.#runId ??= this.#clientRunId ?? event.run_id;
-        const opener: AgUiEvent[] = this.#started ? [] : [{
-          type: EventType.RUN_STARTED,
-          timestamp,
-          threadId: event.session_id,
-          runId: this.#runId,
-          protocolVersion: PROTOCOL_VERSION,
-        }];
-        this.#started = true;
+        const opener = this.#started ? [] : this.#open(event, timestamp);
         return [...opener, ...this.#closeAll(timestamp), {
           type: EventType.CUSTOM,
           timestamp,

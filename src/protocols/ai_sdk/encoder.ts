@@ -1,3 +1,4 @@
+// Over 400 lines: one mapping of every run event kind to the UI message stream, with its state.
 /**
  * The AI SDK encoder: a pure mapper from the internal run events to the chunks of the AI SDK UI
  * message stream (`ai` 7, what `useChat` reads), and their SSE framing (`aiSdkFrames`, the add-on's
@@ -82,6 +83,15 @@ export class AiSdkEncoder {
   encode(event: RunEvent): UIMessageChunk[] {
     if (this.#ended) return [];
     if (event.kind === "run_started") return this.#start(event.session_id, event.run_id);
+    if (event.kind === "run_queued") {
+      // The run waits for a free slot: the message starts, a transient data part says why.
+      return [...this.#start(event.session_id, event.run_id), {
+        type: "data-run_queued",
+        id: "run_queued",
+        data: { queueDepth: event.queue_depth },
+        transient: true,
+      }];
+    }
     if (event.kind === "run_resumed") {
       // Another attempt goes on from the last checkpoint: the lost attempt's open text and step
       // end here and its unfinished calls are forgotten; a data part says so.

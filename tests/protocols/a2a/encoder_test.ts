@@ -291,3 +291,16 @@ Deno.test("run_resumed: WORKING again; the lost attempt's held-back text never g
   assert.equal(artifactOf(frames[3]).artifact.artifactId, "m2");
   assert.equal(statusOf(frames[4]).status.state, "TASK_STATE_COMPLETED");
 });
+
+Deno.test("run_queued: SUBMITTED with the queue's depth, then WORKING once it starts", () => {
+  const frames = encodeAll([
+    makeEvent("run_queued", { ...ids, queue_depth: 3 }),
+    makeEvent("run_started", ids),
+    ...textEvents("m1", ["done"]),
+    finished("completed", { result: { text: "done", context: null } }),
+  ]);
+  assert.equal(statusOf(frames[0]).status.state, "TASK_STATE_SUBMITTED");
+  assert.deepEqual(statusOf(frames[0]).metadata, { queueDepth: 3 });
+  assert.equal(statusOf(frames[1]).status.state, "TASK_STATE_WORKING");
+  assert.equal(statusOf(frames.at(-1)!).status.state, "TASK_STATE_COMPLETED");
+});

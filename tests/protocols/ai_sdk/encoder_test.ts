@@ -311,3 +311,23 @@ Deno.test("ai_sdk encoder: run_resumed ends the lost step, says so, and the new 
     data: { attempt: 2 },
   });
 });
+
+Deno.test("ai_sdk encoder: run_queued starts the message with a transient data part", async () => {
+  const { chunks } = await encode([
+    makeEvent("run_queued", { ...ids, queue_depth: 2 }),
+    makeEvent("run_started", ids),
+    makeEvent("step_started", { step: 1, step_name: "model" }),
+    makeEvent("text_message_start", { message_id: "a1", role: "assistant" }),
+    makeEvent("text_message_content", { message_id: "a1", delta: "hi" }),
+    makeEvent("text_message_end", { message_id: "a1" }),
+    finished("completed"),
+  ]);
+  assert.deepEqual(types(chunks).slice(0, 3), ["start", "data-run_queued", "start-step"]);
+  assert.deepEqual(chunks[1], {
+    type: "data-run_queued",
+    id: "run_queued",
+    data: { queueDepth: 2 },
+    transient: true,
+  });
+  assert.equal(types(chunks).filter((t) => t === "start").length, 1);
+});
