@@ -43,7 +43,9 @@ export class ProcessPool {
     ctx: ToolCallContext,
     timeout: number,
   ): Promise<HostEnd | null> {
-    const release = this.#slots ? await this.#slots.acquire(ctx.signal, timeout) : () => {};
+    const release = this.#slots
+      ? await this.#slots.acquire(ctx.signal, timeout, ctx.tenant_id)
+      : () => {};
     if (release === "cancelled") return { kind: "cancelled" };
     if (release === "timeout") {
       const message =

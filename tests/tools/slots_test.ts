@@ -1,12 +1,14 @@
 /**
  * `runtime.tools.max_processes`: the server-wide bound on tool calls running in sandbox processes
- * at once, over every JavaScript and Python tool. Calls beyond it wait for a slot (first come,
- * first served), at most their tool's timeout, and a cancelled run stops waiting.
+ * at once, over every JavaScript and Python tool. Calls beyond it wait for a slot, at most their
+ * tool's timeout, and a cancelled run stops waiting. A freed slot goes to the tenant holding the
+ * fewest (first come, first served within a tenant): a flood never holds another tenant's call back
+ * past the next freed slot.
  */
 import assert from "node:assert/strict";
 import { dirname } from "node:path";
 import { type Config, ManifestSchema } from "../../src/config/schema.ts";
-import { buildTools, closeTools, type Tool } from "../../src/tools/mod.ts";
+import { buildTools, closeTools, ProcessSlots, type Tool } from "../../src/tools/mod.ts";
 import { fixture, recordingContext } from "./helpers.ts";
 
 const FIXTURES = dirname(fixture("js_tools.ts"));
@@ -79,6 +81,69 @@ Deno.test("tool processes: a call waits for a slot at most its timeout; a cancel
     assert.equal(
       (await built.get("quick")!.call({ ms: 1 }, recordingContext().ctx)).is_error,
       false,
+    );
+  } finally {
+    await closeTools(built);
+  }
+});
+
+Deno.test("tool process slots: a freed slot goes to the tenant holding fewest, FIFO within one", async () => {
+  const slots = new ProcessSlots(2);
+  const signal = new AbortController().signal;
+  const granted: string[] = [];
+  const take = async (tenant: string, name: string) => {
+    const release = await slots.acquire(signal, 60_000, tenant);
+    assert.equal(typeof release, "function");
+    granted.push(name);
+    return release as () => void;
+  };
+  const holders = [await take("a", "a0"), await take("a", "a1")];
+  const flood = [2, 3, 4, 5].map((i) => take("a", `a${i}`));
+  const other = take("b", "b0");
+  const other2 = take("b", "b1");
+  assert.equal(slots.waiting, 6);
+  // The first freed slot goes to b (it holds none), not to a's older waiters.
+  holders[0]();
+  const b0 = await other;
+  assert.deepEqual(granted, ["a0", "a1", "b0"]);
+  // a holds none now: its oldest waiter.
+  holders[1]();
+  const a2 = await flood[0];
+  assert.equal(granted.at(-1), "a2");
+  // b holds none now, a one: b's.
+  b0();
+  const b1 = await other2;
+  assert.equal(granted.at(-1), "b1");
+  // Equal (one each): the oldest waiter, a3.
+  a2();
+  await flood[1];
+  assert.equal(granted.at(-1), "a3");
+  b1();
+  (await flood[1])();
+  await flood[2];
+  for (const release of await Promise.all(flood.slice(2))) release();
+  assert.deepEqual(granted, ["a0", "a1", "b0", "a2", "b1", "a3", "a4", "a5"]);
+  assert.equal(slots.held, 0);
+});
+
+Deno.test("tool processes: a tenant's flood waits another tenant's call one slot at most", async () => {
+  const built = tools(2, { span: JS_SPAN });
+  const as = (tenant: string) => ({ ...recordingContext().ctx, tenant_id: tenant });
+  try {
+    await built.get("span")!.prepare?.();
+    const flood = Array.from({ length: 10 }, () => built.get("span")!.call({ ms: 300 }, as("a")));
+    // The flood holds both slots and 8 of its calls wait when the other tenant's call comes.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const other = await built.get("span")!.call({ ms: 1 }, as("b"));
+    assert.equal(other.is_error, false, JSON.stringify(other.result));
+    const outcomes = await Promise.all(flood);
+    const starts = outcomes.map((o) => (o.result as { start: number }).start);
+    const otherStart = (other.result as { start: number }).start;
+    // Only the two calls that held the slots when it came started before it.
+    assert.equal(
+      starts.filter((s) => s < otherStart).length,
+      2,
+      JSON.stringify({ starts, otherStart }),
     );
   } finally {
     await closeTools(built);
