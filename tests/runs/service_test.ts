@@ -275,7 +275,8 @@ for (const kind of storeKinds) {
 Deno.test("a slow re-attach subscriber is dropped without slowing the run", async () => {
   await using t = await startTestServer({
     manifest: {
-      runtime: { pubsub: { capacity: 8 } },
+      // One 16 MB message: past the body and message caps' defaults.
+      runtime: { pubsub: { capacity: 8 }, max_message_bytes: 32 * 2 ** 20 },
       http_server: { max_body_bytes: 64 * 2 ** 20 },
     },
   });
