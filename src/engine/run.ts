@@ -22,6 +22,7 @@ import type { Context } from "./state.ts";
 import { storeAnswer, streamStep } from "./model_step.ts";
 import { RunReport } from "./report.ts";
 import { StepWriter } from "./step_writer.ts";
+import { SessionFull } from "./size.ts";
 import { callServerTool } from "./tool_call.ts";
 import type {
   EngineDeps,
@@ -96,6 +97,7 @@ class Execution {
       input,
       start.parent_checkpoint_id,
       [...start.conversation, ...start.input],
+      { bytes: start.bytes, max: deps.config.manifest.runtime.max_session_bytes },
       options.attempt,
     );
     this.log = deps.log.with({
@@ -391,7 +393,13 @@ class Execution {
         const partial = this.partial;
         this.partial = null;
         if (partial?.answer.text) {
-          this.writes.add([assistantMessage(partial.message_id, partial.answer.parts(), [])]);
+          const message = assistantMessage(partial.message_id, partial.answer.parts(), []);
+          // A cut answer that would not fit is dropped; the checkpoint is still written.
+          try {
+            this.writes.add([message]);
+          } catch (full) {
+            if (!(full instanceof SessionFull)) throw full;
+          }
         }
         if (this.writes.dirty) await this.checkpoint([], true);
       } catch (persistError) {

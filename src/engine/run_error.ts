@@ -1,12 +1,14 @@
 /**
  * What a failed run reports as its `error`: a model's failure as the model said it, an
- * unavailable store as `store_unavailable`, anything else as `internal_error` — logged, never
+ * unavailable store as `store_unavailable`, output past the session cap as `session_too_large`,
+ * anything else as `internal_error` — logged, never
  * shown (its details could carry internals).
  */
 import type { RunError } from "../api/schemas.ts";
 import type { Logger } from "../log.ts";
 import { ModelError } from "../models/mod.ts";
 import { StoreUnavailable } from "../store/mod.ts";
+import { SessionFull } from "./size.ts";
 
 /** The run error of `error`, which ended a run that was not cancelled; logged when unexpected. */
 export function runErrorOf(error: unknown, log: Logger): RunError {
@@ -26,6 +28,10 @@ export function runErrorOf(error: unknown, log: Logger): RunError {
       code: "store_unavailable",
       message: "the store could not be reached during the run; its last saved step is kept",
     };
+  }
+  if (error instanceof SessionFull) {
+    log.warn("run failed: its output would pass the session's cap");
+    return { code: "session_too_large", message: error.message };
   }
   log.error("run failed with an internal error", { error: errorDetail(error) });
   return internalError();

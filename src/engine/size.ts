@@ -3,7 +3,8 @@
  * `runtime.max_message_bytes` of JSON, and no write may take a session's conversation past
  * `runtime.max_session_bytes`. Checked when a client writes, before anything is written, so every
  * read that serves a conversation (a checkpoint, a snapshot on resume, a run's prompt) is bounded
- * in bytes too. A run's own output is held to the session cap as it is written (`runRoom`).
+ * in bytes too. A run's own output is held to the session cap as it is written (`SessionFull`,
+ * thrown by the step writer).
  */
 import { engineErrors } from "./errors.ts";
 
@@ -23,13 +24,13 @@ export function jsonSize(value: unknown): number {
 /**
  * Refuses `incoming` messages when one of them passes `max_message_bytes` of JSON (an
  * `EngineError` `message_too_large`) or together they would take the `conversation` past
- * `max_session_bytes` (`too_large`). Measures the conversation only as far as it needs to.
+ * `max_session_bytes` (`too_large`). Returns the conversation's bytes (without `incoming`).
  */
 export function checkSessionRoom(
   conversation: readonly unknown[],
   incoming: readonly unknown[],
   limits: SizeLimits,
-): void {
+): number {
   let total = 0;
   for (const [i, message] of incoming.entries()) {
     const bytes = jsonSize(message);
@@ -41,14 +42,28 @@ export function checkSessionRoom(
     }
     total += bytes;
   }
-  if (total === 0) return;
-  for (const message of [null, ...conversation]) {
-    if (message !== null) total += jsonSize(message);
-    if (total > limits.max_session_bytes) {
-      throw engineErrors.tooLarge(
-        `the session's conversation would pass ${limits.max_session_bytes} bytes as JSON ` +
-          `(runtime.max_session_bytes); start a new session or delete messages`,
-      );
-    }
+  let held = 0;
+  for (const message of conversation) held += jsonSize(message);
+  if (total > 0 && held + total > limits.max_session_bytes) {
+    throw engineErrors.tooLarge(
+      `the session's conversation would pass ${limits.max_session_bytes} bytes as JSON ` +
+        `(runtime.max_session_bytes); start a new session or delete messages`,
+    );
+  }
+  return held;
+}
+
+/**
+ * A run's own output that would take its session past `runtime.max_session_bytes`: the run ends
+ * `failed` with `session_too_large`, and the message that did not fit is not written.
+ */
+export class SessionFull extends Error {
+  /** The message of `maxBytes` that did not fit. */
+  constructor(maxBytes: number) {
+    super(
+      `the run's output would take the session's conversation past ${maxBytes} bytes as JSON ` +
+        `(runtime.max_session_bytes); start a new session or delete messages`,
+    );
+    this.name = "SessionFull";
   }
 }

@@ -4,7 +4,7 @@
  * exists, so an unknown checkpoint or an incomplete resume never creates a run.
  */
 import type { Message, MessageInput } from "../api/schemas.ts";
-import { checkSessionRoom } from "./size.ts";
+import { checkSessionRoom, jsonSize } from "./size.ts";
 import { systemClock } from "../clock.ts";
 import type { FieldError } from "../errors.ts";
 import { engineErrors } from "./errors.ts";
@@ -54,12 +54,15 @@ export async function loadStart(
   for (const m of request.messages) {
     if (m.message_id && taken.has(m.message_id)) throw engineErrors.messageExists(m.message_id);
   }
-  checkSessionRoom(conversation, request.messages, deps.config.manifest.runtime);
+  const held = checkSessionRoom(conversation, request.messages, deps.config.manifest.runtime);
 
   const pending = waitingToolCalls(checkpoint?.state.pending_tool_calls ?? [], conversation);
   const answered = answerPending(pending, setup.resume, request.messages);
   const answers = startAnswers(conversation, answered);
   const now = (deps.clock ?? systemClock).now();
+  const records = answers.length === 0
+    ? newMessages(session_id, request.messages, run_id, now)
+    : [];
 
   return {
     parent_checkpoint_id: checkpoint?.checkpoint_id ?? null,
@@ -67,10 +70,11 @@ export async function loadStart(
     session_exists: read.clock !== null,
     clock: read.clock ?? 0,
     conversation,
+    bytes: records.reduce((sum, m) => sum + jsonSize(m), held),
     context: checkpoint?.state.context ?? null,
     step: checkpoint?.state.step ?? 0,
     answers,
-    input: answers.length === 0 ? newMessages(session_id, request.messages, run_id, now) : [],
+    input: records,
   };
 }
 

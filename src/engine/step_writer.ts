@@ -1,13 +1,16 @@
 /**
  * A run's writes at step boundaries: the messages it adds wait in memory until their step ends,
  * then go to the store with the step's checkpoint in one transaction (`Store.commitStep`); the
- * run's last step is kept back instead, for the run service to commit with the outcome.
+ * run's last step is kept back instead, for the run service to commit with the outcome. The
+ * conversation is held to the session cap as it grows: a message that would take it past
+ * `maxBytes` is not added (`SessionFull`).
  */
 import type { Message, MessageInput } from "../api/schemas.ts";
 import { type Clock, systemClock } from "../clock.ts";
 import { newMessages, type StepCommit, type Store } from "../store/mod.ts";
 import type { Context } from "./state.ts";
 import type { PendingToolCall, RunIds } from "./types.ts";
+import { jsonSize, SessionFull } from "./size.ts";
 
 /** The conversation of one run and what of it is not written yet. */
 export class StepWriter {
@@ -24,15 +27,24 @@ export class StepWriter {
   #unsaved: Message[] = [];
   /** The last step's writes, committed with the outcome (see `takeLast`). */
   #last: StepCommit | null = null;
+  /** Bytes of JSON of `conversation`, and the most it may reach. */
+  #bytes: number;
+  readonly #maxBytes: number;
 
-  /** Writes of the run `ids` into `store`, continuing `conversation` from checkpoint `parent`. */
+  /**
+   * Writes of the run `ids` into `store`, continuing `conversation` (of `size.bytes` bytes of
+   * JSON, at most `size.max`) from checkpoint `parent`.
+   */
   constructor(
     deps: { store: Store; clock?: Clock },
     ids: RunIds,
     parent: string | null,
     conversation: Message[],
+    size: { bytes: number; max: number } = { bytes: 0, max: Infinity },
     attempt?: number,
   ) {
+    this.#bytes = size.bytes;
+    this.#maxBytes = size.max;
     this.#store = deps.store;
     this.#clock = deps.clock ?? systemClock;
     this.#ids = { tenant_id: ids.tenant_id, session_id: ids.session_id, run_id: ids.run_id };
@@ -44,11 +56,15 @@ export class StepWriter {
 
   /**
    * Adds messages (tagged with this run) to the conversation; they are written with the step's
-   * checkpoint, or by `commit`.
+   * checkpoint, or by `commit`. Throws `SessionFull`, adding none, when they would take the
+   * conversation past its cap.
    */
   add(inputs: MessageInput[]): Message[] {
     const now = this.#clock.now();
     const saved = newMessages(this.#ids.session_id, inputs, this.#ids.run_id, now);
+    const bytes = saved.reduce((sum, m) => sum + jsonSize(m), this.#bytes);
+    if (bytes > this.#maxBytes) throw new SessionFull(this.#maxBytes);
+    this.#bytes = bytes;
     this.conversation.push(...saved);
     this.#unsaved.push(...saved);
     this.dirty = true;

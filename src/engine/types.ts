@@ -128,6 +128,8 @@ export interface StartState {
   clock: number;
   /** The conversation the run starts from, before its input (the fork's when forking). */
   conversation: Message[];
+  /** Bytes of JSON of `conversation` and `input`: what the run's output adds to (size.ts). */
+  bytes: number;
   /** Context of the start checkpoint (before `request.context` replaces it). */
   context: Record<string, unknown> | null;
   /** Step counter of the start checkpoint; the run's steps continue from it. */

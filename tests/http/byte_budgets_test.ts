@@ -17,6 +17,7 @@ import {
   slowTest,
   startServerProcess,
   startTestServer,
+  storeKinds,
 } from "../_kit/mod.ts";
 import { clientFor, message, request, restError, text, transports } from "../protocols/a2a/sdk.ts";
 
@@ -258,3 +259,56 @@ Deno.test("one message past runtime.max_message_bytes is refused 413003 on every
     assert.match(error.message, /max_message_bytes/);
   });
 });
+
+for (const store of storeKinds) {
+  Deno.test(`a run's own output stops at runtime.max_session_bytes (${store})`, async () => {
+    await using s = await startTestServer({
+      store,
+      manifest: {
+        agent: { name: "session-cap", model: { provider: "echo" } },
+        runtime: { max_session_bytes: MiB },
+      },
+    });
+    const session = crypto.randomUUID();
+    /** Runs `value` in the session (the echo model answers it back) and returns the run. */
+    const runOf = async (value: string) => {
+      const res = await s.fetch("/v1/runs/start", {
+        method: "POST",
+        json: {
+          session_id: session,
+          messages: [{ role: "user", content: [{ type: "text", value }] }],
+        },
+      });
+      assert.equal(res.status, 202, await res.clone().text());
+      const { run_id } = await res.json();
+      return await eventually(async () => {
+        const run = await (await s.fetch(`/v1/runs/${run_id}`)).json();
+        return run.status === "running" || run.status === "queued" ? undefined : run;
+      }, { what: `run ${run_id} to end` });
+    };
+    const messages = async () =>
+      (await (await s.fetch(`/v1/sessions/${session}/messages?per_page=100`)).json()).items;
+    // 400 KB in and 400 KB back: ~800 KB of the 1 MiB.
+    assert.equal((await runOf("a".repeat(400_000))).status, "completed");
+    // 150 KB more fits as input (the client write is checked), its echo would not.
+    const full = await runOf("b".repeat(150_000));
+    assert.equal(full.status, "failed");
+    assert.equal(full.error.code, "session_too_large");
+    assert.match(full.error.message, /max_session_bytes/);
+    const kept = await messages();
+    assert.deepEqual(kept.map((m: { role: string }) => m.role), ["user", "assistant", "user"]);
+    const bytes = kept.reduce((n: number, m: unknown) => n + JSON.stringify(m).length, 0);
+    console.log(`session after the refused answer: ${bytes} bytes of ${MiB}`);
+    assert.ok(bytes <= MiB, `${bytes} bytes`);
+    // The next client write meets the cap as before.
+    const refused = await s.fetch("/v1/runs/start", {
+      method: "POST",
+      json: {
+        session_id: session,
+        messages: [{ role: "user", content: [{ type: "text", value: "c".repeat(200_000) }] }],
+      },
+    });
+    assert.equal(refused.status, 413);
+    assert.equal((await refused.json()).code, 413002);
+  });
+}

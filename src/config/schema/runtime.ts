@@ -110,8 +110,8 @@ export const MetricsRuntimeSchema = z.object({
 export const RuntimeSchema = z.object({
   default_tenant_id: z.string().min(1).max(128).default("default"),
   /**
-   * Bytes of JSON a client write may leave a session's conversation with (docs/api.md#size-limits);
-   * past it the write is refused (413002).
+   * Bytes of JSON a session's conversation may hold (docs/api.md#size-limits): a client write past
+   * it is refused (413002), a run's message past it ends the run `session_too_large`.
    */
   max_session_bytes: z.number().int().min(1_048_576).default(64 * 1024 * 1024),
   /**
