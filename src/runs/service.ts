@@ -34,6 +34,7 @@ import { cancelChain, type ChainFollower, followChain, type RunLink } from "./ch
 import { Delivery } from "./delivery.ts";
 import { runServiceErrors } from "./errors.ts";
 import { Leases } from "./leases.ts";
+import { ClientGrace } from "./client_grace.ts";
 import { outcomeOf, saveOutcome } from "./outcome.ts";
 import { passedOn, passOn, resumedActive, resumedRequest } from "./attempts.ts";
 import { RunQueue } from "./run_queue.ts";
@@ -94,6 +95,8 @@ export class RunService {
   readonly #attachedAtCapacity: "wait" | "reject";
   /** The slots of `runtime.runs.max_concurrent` and the store's queue of runs waiting for one. */
   readonly #queue: RunQueue;
+  /** The re-attach grace of attached runs whose client went away. */
+  readonly #clientGrace: ClientGrace;
   #accepting = true;
   /** Set when shutdown's grace is over: unsaved outcomes are not retried any more. */
   #stopRetrying = false;
@@ -123,6 +126,12 @@ export class RunService {
       running: () => this.#active.size,
       accepting: () => this.#accepting,
       execute: (run) => void this.#resume(run),
+    });
+    this.#clientGrace = new ClientGrace({
+      store: this.#store,
+      log: this.#log,
+      graceMs: runtime.attached.reattach_grace,
+      cancelled: (runId) => this.#abortLocal(runId),
     });
     this.#leases = new Leases({
       store: this.#store,
@@ -180,6 +189,9 @@ export class RunService {
     const sessionId = request.session_id ?? crypto.randomUUID();
     const runId = request.run_id ?? crypto.randomUUID();
     const ids = { tenant_id: tenant, session_id: sessionId, run_id: runId };
+    // Kept on the run: a resumed attempt of an attached run knows whether its client's absence
+    // cancels it (see client_grace.ts); a detached run has no client to wait for.
+    if (!attached) request = { ...request, on_disconnect: null };
     if (this.#queue.full) {
       if (attached && this.#attachedAtCapacity === "reject") throw runServiceErrors.atCapacity();
       // Its start boundary is written like any run's (the session is its), then it waits for a
@@ -263,6 +275,11 @@ export class RunService {
       const chain = await this.#store.runChain(claimed.tenant_id, claimed.run_id);
       if (chain && chain.origin_run_id !== claimed.run_id) active.chain = chain.origin_run_id;
       active.seq = await this.#delivery.lastSeq(claimed.run_id);
+      // Its attached client's connection went with the lost attempt: it has the grace to return.
+      // (Attempt 1 is a queued run taken from the queue: its client is still listening.)
+      if (claimed.attempt > 1 && request.on_disconnect === "cancel") {
+        await this.#clientGrace.gone(ids.tenant_id, ids.run_id);
+      }
       const plan = await this.#engine.prepare(ids, request);
       await this.#drive(active, this.#execute(plan, ids, active));
     } catch (err) {
@@ -288,13 +305,25 @@ export class RunService {
    * events from now on of a running run; with `after`, every retained event after that sequence
    * number, then the live ones.
    */
-  attach(tenant: string, runId: string, options: AttachOptions = {}): Promise<RunStream> {
-    return openRunStream(
+  async attach(tenant: string, runId: string, options: AttachOptions = {}): Promise<RunStream> {
+    const stream = await openRunStream(
       { store: this.#store, pubsub: this.#pubsub, watchMs: this.#pollInterval * 4 },
       tenant,
       runId,
       options,
     );
+    // A client back with its cursor takes the run over: it is not cancelled for the attached
+    // client it replaces (client_grace.ts). An observer of live events only changes nothing.
+    if (stream.live && options.after !== undefined) await this.#store.clientReattached(runId);
+    return stream;
+  }
+
+  /**
+   * The client of an attached run with `on_disconnect = "cancel"` went away: the run is cancelled
+   * unless a client re-attaches within `runtime.attached.reattach_grace` (see client_grace.ts).
+   */
+  clientGone(tenant: string, runId: string): Promise<void> {
+    return this.#clientGrace.gone(tenant, runId);
   }
 
   /** A run of the tenant, or null. */
@@ -380,6 +409,7 @@ export class RunService {
       for (const runId of [...this.#active.keys()]) this.#handOff(runId, "handoff");
       await all();
     }
+    this.#clientGrace.close();
     await this.#delivery.flush();
     await this.#leases.close();
   }

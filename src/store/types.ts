@@ -349,6 +349,24 @@ export interface Store {
    */
   cancelRun(tenant: string, runId: string): Promise<Run | null>;
   /**
+   * Marks a running run whose attached client went away (`on_disconnect = "cancel"`): it waits
+   * for a client to re-attach (`clientReattached`) before `cancelIfClientGone` cancels it. False
+   * when the run is not running, or a client attached to its events already (in whichever order
+   * the two were heard: a server may notice a broken connection long after its client came back).
+   */
+  clientGone(runId: string): Promise<boolean>;
+  /**
+   * A client attached to the running run's events (any replica): it waits for no client any more
+   * (the mark of `clientGone` is cleared, and a later one is refused).
+   */
+  clientReattached(runId: string): Promise<void>;
+  /**
+   * Cancels the run, like `cancelRun`, only while it is running and marked by `clientGone` at
+   * least `graceMs` ago (no client re-attached since; a later mark, by the replica that resumed
+   * it, gets its own grace). True when it cancelled it.
+   */
+  cancelIfClientGone(runId: string, graceMs: number): Promise<boolean>;
+  /**
    * Calls `listener` with the id of every run cancelled from now on as soon as the store learns of
    * it (PostgreSQL: LISTEN/NOTIFY sent by `cancelRun`). SQLite has no push: it returns at once and
    * never calls; the run service's polling of `runStatuses` covers it. Resolves to an unsubscribe.
@@ -458,6 +476,12 @@ export type LeaseMethods = Pick<
   | "queueRun"
   | "claimQueuedRuns"
   | "queueDepth"
+>;
+
+/** The methods of a `Store` for the re-attach grace of `on_disconnect = "cancel"`. */
+export type ClientGoneMethods = Pick<
+  Store,
+  "clientGone" | "clientReattached" | "cancelIfClientGone"
 >;
 
 /** The checkpoint methods of a `Store`. */

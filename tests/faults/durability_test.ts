@@ -7,11 +7,10 @@
  * between a commit and the crash: a commit that did not wait for the flush would be lost.
  */
 import assert from "node:assert/strict";
-import { readSse, skipNotice, slowTest, startServerProcess, tempDir } from "../_kit/mod.ts";
-import { connect, postgresBin, startPostgres } from "./services.ts";
+import { readSse, slowTest, startServerProcess, tempDir } from "../_kit/mod.ts";
+import { connect, faultServices, startPostgres } from "./services.ts";
 
-const enabled = postgresBin() !== undefined;
-if (!enabled) skipNotice("the durability fault test", "PostgreSQL binaries");
+const enabled = faultServices("the durability fault test", { redis: false });
 
 slowTest({
   name: "durability: started runs and finished steps survive a PostgreSQL crash",

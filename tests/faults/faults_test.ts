@@ -19,14 +19,12 @@ import {
   eventually,
   readSse,
   type ServerProcess,
-  skipNotice,
   slowTest,
   startServerProcess,
 } from "../_kit/mod.ts";
-import { postgresBin, redisAvailable, startPostgres, startRedis } from "./services.ts";
+import { faultServices, startPostgres, startRedis } from "./services.ts";
 
-const enabled = postgresBin() !== undefined && redisAvailable();
-if (!enabled) skipNotice("the fault suite", "PostgreSQL binaries and redis-server");
+const enabled = faultServices("the fault suite");
 
 const LEASE = 3_000;
 const STORE_TIMEOUT = 1_000;

@@ -11,22 +11,20 @@
  *   `interrupted`, though that replica allows one attempt only (a hand-over is no lost attempt).
  * - SQLite (one process): SIGKILL, then a new process on the same file completes the run.
  *
- * (SIGKILL during a model step, with a client re-attached by cursor: tests/runs/replicas_test.ts.)
+ * (SIGKILL during a model step, with a client re-attached by cursor: reattach_test.ts.)
  */
 import assert from "node:assert/strict";
 import {
   eventually,
   readSse,
   type ServerProcess,
-  skipNotice,
   slowTest,
   startServerProcess,
   tempDir,
 } from "../_kit/mod.ts";
-import { connect, postgresBin, redisAvailable, startPostgres, startRedis } from "./services.ts";
+import { connect, faultServices, startPostgres, startRedis } from "./services.ts";
 
-const enabled = postgresBin() !== undefined && redisAvailable();
-if (!enabled) skipNotice("the resume fault test", "PostgreSQL binaries and redis-server");
+const enabled = faultServices("the resume fault test");
 
 const LEASE = 1_500;
 

@@ -5,7 +5,7 @@
  * root (it refuses root), through `setpriv`, which execs it under the same pid.
  */
 import postgres from "postgres";
-import { eventually } from "../_kit/mod.ts";
+import { eventually, skipNotice } from "../_kit/mod.ts";
 
 /** A database server the suite owns. */
 export interface PgInstance extends AsyncDisposable {
@@ -53,6 +53,18 @@ export function postgresBin(): string | undefined {
 /** Whether `redis-server` can be found on the PATH. */
 export function redisAvailable(): boolean {
   return which("redis-server") !== undefined;
+}
+
+/**
+ * Whether this machine has what a fault test starts: PostgreSQL binaries, and `redis-server`
+ * unless `redis` is false. When not, says once that `suite` is skipped and why.
+ */
+export function faultServices(suite: string, { redis = true } = {}): boolean {
+  const ok = postgresBin() !== undefined && (!redis || redisAvailable());
+  if (!ok) {
+    skipNotice(suite, redis ? "PostgreSQL binaries and redis-server" : "PostgreSQL binaries");
+  }
+  return ok;
 }
 
 /** A port that was free a moment ago. */

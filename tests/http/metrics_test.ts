@@ -206,6 +206,8 @@ for (const kind of storeKinds) {
           broken: { kind: "javascript", module, function: "broken", parameters },
         },
         http_server: { protocol: { ag_ui: {} } },
+        // A dropped attached stream cancels its run at once.
+        runtime: { attached: { reattach_grace: 0 } },
       },
     });
     let before!: Exposition;

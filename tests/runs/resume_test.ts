@@ -238,7 +238,11 @@ function breakingProxy(target: URL, bytes: number) {
 
 Deno.test("on_disconnect: the manifest's default, the request's choice, the spec's rule", async () => {
   await using t = await startTestServer({
-    manifest: { http_server: { on_disconnect: "continue" } },
+    // No re-attach grace: the spec's rule at once.
+    manifest: {
+      http_server: { on_disconnect: "continue" },
+      runtime: { attached: { reattach_grace: 0 } },
+    },
   });
   /** Starts an attached run, drops its stream after the first token; the run's final status. */
   const dropped = async (extra: Record<string, unknown>) => {

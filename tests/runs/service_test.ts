@@ -27,6 +27,9 @@ async function runStatus(t: TestServer, id: string, tenant?: string): Promise<st
   return body.status;
 }
 
+/** The re-attach grace of the suite's servers (ms): short, the runs last longer. */
+const GRACE = 300;
+
 function statusBecomes(t: TestServer, id: string, status: string, timeout = 5000) {
   return eventually(async () => (await runStatus(t, id)) === status, {
     timeout,
@@ -38,7 +41,10 @@ for (const kind of storeKinds) {
   Deno.test(`runs over HTTP (${kind})`, async (tt) => {
     await using t = await startTestServer({
       store: kind,
-      manifest: { http_server: { keepalive: 40 } },
+      manifest: {
+        http_server: { keepalive: 40 },
+        runtime: { attached: { reattach_grace: GRACE } },
+      },
     });
     await tt.step("attached run streams the spec's event order", async () => {
       const res = await t.fetch("/v1/runs", {
@@ -241,7 +247,29 @@ for (const kind of storeKinds) {
       await statusBecomes(t, runs.run_id, "completed");
     });
 
-    await tt.step("dropping the attached stream cancels the run, persisted", async () => {
+    await tt.step("a client back within the re-attach grace keeps its run", async () => {
+      const words = "1 2 3 4 5 6 7 8 9 10 11 12";
+      const res = await t.fetch("/v1/runs", {
+        method: "POST",
+        json: { messages: [text(words)], model: slow(100) },
+      });
+      const runId = res.headers.get("x-run-id")!;
+      const first = readSse(res);
+      await first.until("text_message_content");
+      await first.cancel();
+      // Back by cursor, on this replica (tests/faults/reattach_test.ts: across replicas).
+      const again = await t.fetch(`/v1/runs/${runId}/events`, {
+        headers: { "last-event-id": first.events.at(-1)!.id! },
+      });
+      const rest = await readSse(again).all();
+      assert.equal(JSON.parse(rest.at(-1)!.data).status, "completed");
+      const answer = [...first.events, ...rest].filter((e) => e.event === "text_message_content")
+        .map((e) => JSON.parse(e.data).delta).join("");
+      assert.equal(answer, words);
+      assert.equal(await runStatus(t, runId), "completed");
+    });
+
+    await tt.step("dropping the attached stream cancels the run after the grace", async () => {
       const res = await t.fetch("/v1/runs", {
         method: "POST",
         json: {

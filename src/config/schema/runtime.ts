@@ -86,6 +86,12 @@ export const AttachedSchema = z.object({
    * its client not read; a stream above it for `drain_timeout` is dropped (`slow_consumer`).
    */
   max_unread_bytes: z.number().int().min(65_536).default(8 * 1024 * 1024),
+  /**
+   * Milliseconds a client of an attached run with `on_disconnect = "cancel"` has to re-attach
+   * (any replica, by cursor) after its connection dropped or its replica was lost, before the run
+   * is cancelled; 0 cancels at once.
+   */
+  reattach_grace: z.number().int().min(0).max(3_600_000).default(5_000),
 }).strict();
 
 /** Server-wide bounds on tool calls (docs/tools.md#how-many-at-once). */

@@ -127,16 +127,18 @@ export function runRoutes(): Routes {
     const { runs } = c.get("services");
     const tenant = c.get("tenant");
     const request = c.req.valid("json");
-    const started = await runs.start(tenant, request, true);
     const onDisconnect = request.on_disconnect ??
       c.get("services").config.manifest.http_server?.on_disconnect ?? "cancel";
+    // Resolved on the run: a resumed attempt waits for the client as this stream would.
+    const started = await runs.start(tenant, { ...request, on_disconnect: onDisconnect }, true);
     return sseResponse(nativeFrames(started.events!), {
       keepaliveMs: keepaliveMs(c),
       retryMs: RETRY_MS,
-      // The spec: an attached run whose client goes away is cancelled, through the database;
-      // unless the client asked it to continue (it resumes by cursor).
+      // The spec: an attached run whose client goes away is cancelled, through the database,
+      // once `runtime.attached.reattach_grace` passed without a client re-attaching; unless the
+      // client asked it to continue (it resumes by cursor).
       onClientGone: onDisconnect === "cancel"
-        ? () => void runs.cancel(tenant, started.run_id).catch(() => {})
+        ? () => void runs.clientGone(tenant, started.run_id)
         : undefined,
       headers: { "x-run-id": started.run_id, "x-session-id": started.session_id },
     });

@@ -53,9 +53,11 @@ export function agUiRoutes(settings: AgUiSettings): Routes {
     // A resume that reuses the interrupted run's id (CopilotKit does) continues in a new run.
     const continued = await continuationId(runs, tenant, input);
     if (continued) mapped.request.run_id = continued;
+    const onDisconnect = input.onDisconnect ?? settings.on_disconnect;
     let started;
     try {
-      started = await runs.start(tenant, mapped.request, true);
+      // Resolved on the run: a resumed attempt waits for the client as this stream would.
+      started = await runs.start(tenant, { ...mapped.request, on_disconnect: onDisconnect }, true);
     } catch (err) {
       throw relabelFields(err, mapped.field);
     }
@@ -63,13 +65,13 @@ export function agUiRoutes(settings: AgUiSettings): Routes {
       clientMessageIds: mapped.clientMessageIds,
       ...(continued ? { runId: input.runId! } : {}),
     });
-    const onDisconnect = input.onDisconnect ?? settings.on_disconnect;
     return sseResponse(frames, {
       keepaliveMs: keepaliveMs(c),
-      // As on the native attached stream: a client that goes away cancels its run, unless it
-      // asked the run to continue (it reconnects with `/connect`).
+      // As on the native attached stream: a client that goes away cancels its run once the
+      // re-attach grace passed, unless it asked the run to continue (it reconnects with
+      // `/connect`).
       onClientGone: onDisconnect === "cancel"
-        ? () => void runs.cancel(tenant, started.run_id).catch(() => {})
+        ? () => void runs.clientGone(tenant, started.run_id)
         : undefined,
       headers: { "x-run-id": started.run_id, "x-session-id": started.session_id },
     });

@@ -50,9 +50,11 @@ export function aiSdkRoutes(settings: AiSdkSettings): Routes {
     mapped.request.run_id = waiting
       ? await continuationId(runs, tenant, waiting.run_id)
       : crypto.randomUUID();
+    const onDisconnect = body.on_disconnect ?? settings.on_disconnect;
     let started;
     try {
-      started = await runs.start(tenant, mapped.request, true);
+      // Resolved on the run: a resumed attempt waits for the client as this stream would.
+      started = await runs.start(tenant, { ...mapped.request, on_disconnect: onDisconnect }, true);
     } catch (err) {
       throw relabelFields(err, mapped.field);
     }
@@ -61,13 +63,12 @@ export function aiSdkRoutes(settings: AiSdkSettings): Routes {
       denied: mapped.denied,
       held: waiting ? view.pending.map((p) => p.tool_call_id) : [],
     });
-    const onDisconnect = body.on_disconnect ?? settings.on_disconnect;
     return sseResponse(frames, {
       keepaliveMs: keepaliveMs(c),
       // Dropping the response leaves the run running unless asked otherwise: the resume GET
       // picks it up.
       onClientGone: onDisconnect === "cancel"
-        ? () => void runs.cancel(tenant, started.run_id).catch(() => {})
+        ? () => void runs.clientGone(tenant, started.run_id)
         : undefined,
       headers: {
         ...UI_MESSAGE_STREAM_HEADERS,

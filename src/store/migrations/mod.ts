@@ -10,6 +10,7 @@ import { durableRunCommits } from "./0005_durable_run_commits.ts";
 import { runModelReport } from "./0006_run_model_report.ts";
 import { runAttempts } from "./0007_run_attempts.ts";
 import { runHandoffs } from "./0008_run_handoffs.ts";
+import { runClientGone } from "./0009_run_client_gone.ts";
 import type { Migration } from "./types.ts";
 
 export type { Conversion, Migration, MigrationQuery } from "./types.ts";
@@ -24,6 +25,7 @@ export const migrations: readonly Migration[] = [
   runModelReport,
   runAttempts,
   runHandoffs,
+  runClientGone,
 ];
 
 /** The bookkeeping table both dialects create before applying anything. */

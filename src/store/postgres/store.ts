@@ -20,6 +20,7 @@ import { postgresChains } from "./chains.ts";
 import { postgresCheckpoints } from "./checkpoints.ts";
 import { checkSchema, connect } from "./connection.ts";
 import { postgresLeases } from "./leases.ts";
+import { postgresClientGone } from "./client_gone.ts";
 import { postgresMessages } from "./messages.ts";
 import { postgresRuns } from "./runs.ts";
 import { postgresSessions } from "./sessions.ts";
@@ -80,6 +81,7 @@ function postgresStore(options: PostgresStoreOptions): PostgresStore {
     ...postgresRuns(sql, clock, channel),
     ...postgresChains(sql),
     ...postgresLeases(sql, clock, channel, unlisteners),
+    ...postgresClientGone(sql, clock, channel),
     ...postgresCheckpoints(sql),
 
     async migrate() {

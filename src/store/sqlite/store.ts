@@ -21,6 +21,7 @@ import { sqliteCheckpoints } from "./checkpoints.ts";
 import { attempt, Connection, type Row } from "./connection.ts";
 import { GroupCommit } from "./group_commit.ts";
 import { sqliteLeases } from "./leases.ts";
+import { sqliteClientGone } from "./client_gone.ts";
 import { sqliteMessages } from "./messages.ts";
 import { sqliteRuns } from "./runs.ts";
 import { sqliteSessions } from "./sessions.ts";
@@ -88,6 +89,7 @@ function sqliteStore(options: SqliteStoreOptions): SqliteStore {
     ...sqliteRuns(conn, commits, clock),
     ...sqliteChains(conn),
     ...sqliteLeases(conn, commits, clock),
+    ...sqliteClientGone(conn, commits, clock),
     ...sqliteCheckpoints(conn),
 
     async migrate() {

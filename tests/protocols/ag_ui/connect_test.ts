@@ -89,7 +89,14 @@ const pubsubs: [string, Record<string, unknown> | null][] = [
 for (const [label, pubsub] of pubsubs) {
   Deno.test({ name: `AG-UI connect (${label} pub/sub)`, ignore: pubsub === null }, async (tt) => {
     await using t = await startTestServer({
-      manifest: { ...manifest, runtime: { pubsub: { ...pubsub, prefix: uniqueName("agui") } } },
+      manifest: {
+        ...manifest,
+        // No re-attach grace: a dropped stream cancels its run at once (docs/api.md).
+        runtime: {
+          pubsub: { ...pubsub, prefix: uniqueName("agui") },
+          attached: { reattach_grace: 0 },
+        },
+      },
     });
 
     await tt.step("a run dropped at a random frame goes on; connect resumes it", async () => {

@@ -37,6 +37,8 @@ const manifest = {
     delete_file: APPROVAL_TOOL,
   },
   http_server: { protocol: { ag_ui: {} } },
+  // A dropped run stream cancels its run at once.
+  runtime: { attached: { reattach_grace: 0 } },
 };
 
 /** What the official client reports through its subscriber for one run. */

@@ -149,6 +149,34 @@ export async function leaseSteps(t: Deno.TestContext, c: Contract): Promise<void
     assert.equal((await store.getRun(tenant, run.run_id))?.status, "failed");
   });
 
+  await t.step("runs: a run whose client went is cancelled only if none re-attached", async () => {
+    const tenant = newTenant();
+    const back = await runningRun(tenant);
+    const gone = await runningRun(tenant);
+    assert.equal(
+      await store.cancelIfClientGone(back.run_id, 0),
+      false,
+      "not marked: never cancelled",
+    );
+    for (const run of [back, gone]) assert.equal(await store.clientGone(run.run_id), true);
+    await store.clientReattached(back.run_id);
+    assert.equal(await store.cancelIfClientGone(back.run_id, 0), false);
+    assert.equal(await store.cancelIfClientGone(gone.run_id, 1_000), false, "within the grace");
+    clock.advance(1_000);
+    assert.equal(await store.cancelIfClientGone(gone.run_id, 1_000), true);
+    assert.equal(await store.cancelIfClientGone(gone.run_id, 0), false, "once");
+    assert.equal((await store.getRun(tenant, back.run_id))?.status, "running");
+    assert.equal((await store.getRun(tenant, gone.run_id))?.status, "cancelled");
+    assert.deepEqual(await store.runStatuses([gone.run_id]), new Map([[gone.run_id, "cancelled"]]));
+    assert.equal(await store.clientGone(gone.run_id), false, "an ended run is not marked");
+    // A client that came back before its drop was noticed: the late mark is refused.
+    const early = await runningRun(tenant);
+    await store.clientReattached(early.run_id);
+    assert.equal(await store.clientGone(early.run_id), false);
+    assert.equal(await store.cancelIfClientGone(early.run_id, 0), false);
+    assert.equal((await store.getRun(tenant, early.run_id))?.status, "running");
+  });
+
   await t.step("runs: a write of an attempt that lost its run lands nothing", async () => {
     const tenant = newTenant();
     const run = await runningRun(tenant);
