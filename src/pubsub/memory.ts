@@ -1,14 +1,17 @@
 /**
- * The `memory` transport: `BroadcastChannel`. In one Deno process it reaches every PubSub of the
+ * The `memory` transport: this isolate's subscribers are reached directly, other isolates through
+ * one `BroadcastChannel` per prefix (the bus). In one Deno process that reaches every PubSub of the
  * same prefix, in this isolate and in Workers; on Deno Deploy, BroadcastChannel also spans the
  * isolates of a deployment.
  *
- * Verified on Deno 2.9.6 (and in Deno's `01_broadcast_channel.js`): a message posted on one
- * `BroadcastChannel` object is delivered to every other open object of that name in the same
- * isolate, never to the sender, and only to objects that existed when it was posted. So no
- * separate in-process fan-out is needed, and each subscriber gets its own object: an object
- * created by `subscribe()` cannot receive a message published before it, which is exactly the
- * "nothing before subscribe" rule, with no bookkeeping of ours.
+ * One bus per prefix and isolate, shared by its PubSubs, carries `[channel, message]`. Deno
+ * (verified on 2.9.6, and in its `01_broadcast_channel.js`) hands a post to every other open object
+ * of that name in the same isolate, never to the sender, and to every other isolate; a post scans
+ * every open BroadcastChannel of the isolate, so one object per run channel made each token's post
+ * cost grow with the runs in flight (12 µs with one open, 33 µs with 500, on a loaded machine). As
+ * there is one bus object per isolate, a message comes back to no one twice: the publisher hands
+ * it to this isolate's subscribers itself, the bus to the other isolates'. A subscriber added after
+ * a publish does not get it: the "nothing before subscribe" rule, with no bookkeeping of ours.
  */
 import type { HistoryPage, PubSub, Retained, Subscription } from "./types.ts";
 import { assertCapacity, BufferedSubscription } from "./subscription.ts";
@@ -30,13 +33,38 @@ export interface MemoryPubSubOptions {
   history?: HistorySettings;
 }
 
-// Publisher objects kept open, most recently used last. Reusing one per channel avoids opening a
-// BroadcastChannel per token (cheap in the CLI, a subscription to the cross-isolate backend on
-// Deploy). A run's publisher closes when its channel is sealed (the run ended), so the open ones
-// are about the running runs; the bound is above the concurrency a replica holds (an evicted
-// publisher is reopened on its next message: 8.5 µs of CPU a post instead of 3–4.5), and every
-// open one costs each post of the isolate a little (Deno compares each channel's name).
-const MAX_PUBLISHERS = 1024;
+/** This isolate's subscribers, by `<prefix>:<channel>`, of every memory PubSub. */
+const subscribers = new Map<string, Set<BufferedSubscription>>();
+
+/** A prefix's bus in this isolate and the open PubSubs sharing it. */
+interface Bus {
+  channel: BroadcastChannel;
+  users: number;
+}
+const buses = new Map<string, Bus>();
+
+/** Hands `message` to this isolate's subscribers of `name`. */
+function deliverHere(name: string, message: string): void {
+  const subs = subscribers.get(name);
+  if (subs) { for (const sub of subs) sub.push(message); }
+}
+
+/** The prefix's bus, opened by its first PubSub in this isolate. */
+function openBus(prefix: string): Bus {
+  let bus = buses.get(prefix);
+  if (!bus) {
+    const channel = new BroadcastChannel(`${prefix}:\u0000bus`);
+    channel.onmessage = (event: MessageEvent) => {
+      const data = event.data;
+      if (Array.isArray(data) && typeof data[0] === "string" && typeof data[1] === "string") {
+        deliverHere(`${prefix}:${data[0]}`, data[1]);
+      }
+    };
+    buses.set(prefix, bus = { channel, users: 0 });
+  }
+  bus.users++;
+  return bus;
+}
 
 /** Creates the BroadcastChannel transport. */
 export function createMemoryPubSub(options: MemoryPubSubOptions): PubSub {
@@ -48,15 +76,9 @@ class MemoryPubSub implements PubSub {
   readonly #capacity: number;
   readonly #prefix: string;
   readonly #onError: (err: unknown) => void;
-  readonly #publishers = new Map<string, BroadcastChannel>();
   readonly #subscriptions = new Set<BufferedSubscription>();
   readonly #history: MemoryHistory;
-  // Deno 2.9.6: when the last BroadcastChannel of an isolate closes, a channel opened before the
-  // isolate's receive loop has stopped stays broken ("expected i32" on every later post).
-  // Publishers close as runs end, so one channel stays open for the transport's lifetime.
-  readonly #anchor: BroadcastChannel;
-  // Publishers closing: after their last post has gone to the other isolates (below).
-  readonly #closing = new Map<ReturnType<typeof setTimeout>, BroadcastChannel>();
+  readonly #bus: Bus;
   #closed = false;
 
   constructor(options: MemoryPubSubOptions) {
@@ -65,7 +87,7 @@ class MemoryPubSub implements PubSub {
     this.#prefix = options.prefix;
     this.#onError = options.onError ?? (() => {});
     this.#history = new MemoryHistory(options.history ?? HISTORY_DEFAULTS);
-    this.#anchor = new BroadcastChannel(`${this.#prefix}:\u0000open`);
+    this.#bus = openBus(this.#prefix);
   }
 
   append(channel: string, entries: Retained[], message: string): Promise<void> {
@@ -77,12 +99,6 @@ class MemoryPubSub implements PubSub {
 
   seal(channel: string): Promise<void> {
     this.#history.seal(channel);
-    const name = `${this.#prefix}:${channel}`;
-    const bc = this.#publishers.get(name);
-    if (bc) {
-      this.#publishers.delete(name);
-      this.#closeLater(bc);
-    }
     return Promise.resolve();
   }
 
@@ -91,19 +107,21 @@ class MemoryPubSub implements PubSub {
   }
 
   publish(channel: string, message: string): Promise<void> {
-    const name = `${this.#prefix}:${channel}`;
     if (this.#closed) {
       this.#onError(
-        new PubSubError("publish_dropped", "publish after close", { channel: name }),
+        new PubSubError("publish_dropped", "publish after close", {
+          channel: `${this.#prefix}:${channel}`,
+        }),
       );
       return Promise.resolve();
     }
+    deliverHere(`${this.#prefix}:${channel}`, message);
     try {
-      this.#publisher(name).postMessage(message);
+      this.#bus.channel.postMessage([channel, message]);
     } catch (err) {
       this.#onError(
         new PubSubError("publish_dropped", "BroadcastChannel refused the message", {
-          channel: name,
+          channel: `${this.#prefix}:${channel}`,
           cause: err,
         }),
       );
@@ -113,59 +131,27 @@ class MemoryPubSub implements PubSub {
 
   subscribe(channel: string): Promise<Subscription> {
     if (this.#closed) return Promise.reject(new Error("pubsub: subscribe after close"));
-    const bc = new BroadcastChannel(`${this.#prefix}:${channel}`);
+    const name = `${this.#prefix}:${channel}`;
+    let subs = subscribers.get(name);
+    if (!subs) subscribers.set(name, subs = new Set());
     const sub = new BufferedSubscription(this.#capacity, () => {
-      bc.close();
+      subs.delete(sub);
+      if (subs.size === 0 && subscribers.get(name) === subs) subscribers.delete(name);
       this.#subscriptions.delete(sub);
     });
-    bc.onmessage = (event: MessageEvent) => {
-      if (typeof event.data === "string") sub.push(event.data);
-    };
+    subs.add(sub);
     this.#subscriptions.add(sub);
     return Promise.resolve(sub);
   }
 
   close(): Promise<void> {
+    if (this.#closed) return Promise.resolve();
     this.#closed = true;
     for (const sub of [...this.#subscriptions]) sub.end("closed");
-    for (const bc of this.#publishers.values()) bc.close();
-    this.#publishers.clear();
-    for (const [timer, bc] of this.#closing) {
-      clearTimeout(timer);
-      bc.close();
+    if (--this.#bus.users === 0) {
+      buses.delete(this.#prefix);
+      this.#bus.channel.close();
     }
-    this.#closing.clear();
-    this.#anchor.close();
     return Promise.resolve();
-  }
-
-  /**
-   * Closes a publisher once its posts have left: Deno's `postMessage` sends to the other isolates
-   * in a deferred callback that skips a channel closed meanwhile (its source since 2.9.6, which
-   * still sends at once).
-   */
-  #closeLater(bc: BroadcastChannel): void {
-    const timer = setTimeout(() => {
-      this.#closing.delete(timer);
-      bc.close();
-    }, 0);
-    Deno.unrefTimer(timer);
-    this.#closing.set(timer, bc);
-  }
-
-  #publisher(name: string): BroadcastChannel {
-    let bc = this.#publishers.get(name);
-    if (bc) {
-      this.#publishers.delete(name);
-    } else {
-      bc = new BroadcastChannel(name);
-      if (this.#publishers.size >= MAX_PUBLISHERS) {
-        const [oldest, old] = this.#publishers.entries().next().value!;
-        this.#publishers.delete(oldest);
-        this.#closeLater(old);
-      }
-    }
-    this.#publishers.set(name, bc);
-    return bc;
   }
 }

@@ -49,7 +49,10 @@ Deno.test("pubsub memory: publishes reach a subscriber in another isolate", asyn
       "message from the worker",
     );
   const ps = await createPubSub({ kind: "memory", capacity: 64, prefix });
+  // A second PubSub of the prefix shares this isolate's bus: closing it leaves the bus open.
+  const other = await createPubSub({ kind: "memory", capacity: 64, prefix });
   try {
+    await other.close();
     worker.postMessage({ prefix, channel: "run:w" });
     // Generous: a cold start type-checks and loads the worker's modules.
     assert.equal(await nextFromWorker(30_000), "subscribed");
@@ -58,7 +61,7 @@ Deno.test("pubsub memory: publishes reach a subscriber in another isolate", asyn
     assert.equal(await nextFromWorker(), "got:hello isolate");
     // And back: the worker echoes on another channel through its own PubSub.
     assert.equal(await nextMessage(replies), "echo:hello isolate");
-    // A run's last event, sealed at once (its publisher then closes), still leaves the isolate.
+    // A run's last event, sealed at once, still leaves the isolate.
     // Sealed in the same turn, as the run service does after a run's last flush.
     const appended = ps.append("run:w", [{ seq: 2, message: "the end" }], "the end");
     await ps.seal("run:w");
@@ -73,8 +76,8 @@ Deno.test("pubsub memory: publishes reach a subscriber in another isolate", asyn
 });
 
 Deno.test("pubsub memory: a run that ends leaves the next run's publishing working", async () => {
-  // A sealed run's publisher closes. Deno breaks a channel opened as the isolate's last one
-  // closes (its later posts throw), so the transport keeps one open for its lifetime.
+  // Deno breaks a channel opened as the isolate's last one closes (its later posts throw): the
+  // transport's one channel stays open for its lifetime, whatever runs end.
   const errors: unknown[] = [];
   const ps = await createPubSub(
     { kind: "memory", capacity: 64, prefix: uniqueName("mem_seal") },
