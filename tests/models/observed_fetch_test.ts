@@ -60,3 +60,27 @@ Deno.test("observed fetch: a refused connection and a broken body are recorded",
   assert.match(String(broken.observed.bodyError), /reset/);
   assert.equal(broken.observed.connectionError, undefined);
 });
+
+Deno.test("observed fetch: a byte body is read through one small buffer, every chunk its own", async () => {
+  const { observed } = fresh();
+  const parts = [0, 1, 2].map((n) => new Uint8Array(40_000).fill(65 + n));
+  const source = new ReadableStream({
+    type: "bytes",
+    pull(controller: ReadableByteStreamController) {
+      const next = parts.length ? parts.shift()! : undefined;
+      if (next) return controller.enqueue(next.slice());
+      controller.close();
+      // A byte source settles a BYOB read pending at its end (as fetch's does).
+      controller.byobRequest?.respond(0);
+    },
+  });
+  const base: typeof fetch = () => Promise.resolve(new Response(source));
+  const response = await observedFetch(base, new AbortController().signal, observed)("http://x");
+  const chunks: Uint8Array[] = [];
+  for await (const chunk of response.body!) chunks.push(chunk);
+  // Read 16 KiB at a time, each chunk a copy: none was overwritten by a later read.
+  assert.ok(chunks.every((c) => c.byteLength <= 16 * 1024 && c.buffer.byteLength === c.byteLength));
+  const text = new TextDecoder().decode(new Uint8Array(chunks.flatMap((c) => [...c])));
+  assert.equal(text, "A".repeat(40_000) + "B".repeat(40_000) + "C".repeat(40_000));
+  assert.equal(observed.firstByte, true);
+});
