@@ -1,0 +1,199 @@
+/**
+ * Memory of open paced streams (issue 24): agentd (`main.ts serve`, SQLite, the `openai` provider)
+ * holds N attached runs whose model streams a token every `--interval-ms`, each over its own HTTP
+ * connection to a fake OpenAI server, and the server's RSS is read before and after.
+ *
+ *   deno run -A --no-prompt bench/streams_memory.ts [--streams 1000,5000,9000] [--interval-ms 5000]
+ *
+ * Each stream holds two of agentd's descriptors (the client's connection and the model's), so the
+ * open-files limit (`ulimit -n`) bounds N at about half of it. The fake model runs in a process of
+ * its own (this script with `--fake-model`); the clients run here and read every frame.
+ */
+import { parseArgs } from "node:util";
+
+const { values: flags } = parseArgs({
+  args: Deno.args,
+  options: {
+    streams: { type: "string", default: "1000,5000,9000" },
+    "interval-ms": { type: "string", default: "5000" },
+    "fake-model": { type: "boolean", default: false },
+  },
+});
+const INTERVAL_MS = Number(flags["interval-ms"]);
+const root = new URL("..", import.meta.url).pathname;
+const encoder = new TextEncoder();
+
+/** The fake model: a role chunk, then a `"tok "` chunk every INTERVAL_MS until the client leaves. */
+function fakeModel(): void {
+  const chunk = (delta: Record<string, unknown>) =>
+    encoder.encode(
+      `data: ${
+        JSON.stringify({
+          id: "chatcmpl-mem",
+          object: "chat.completion.chunk",
+          created: 1,
+          model: "fake",
+          choices: [{ index: 0, delta, finish_reason: null }],
+        })
+      }\n\n`,
+    );
+  const role = chunk({ role: "assistant", content: "" });
+  const token = chunk({ content: "tok " });
+  Deno.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    onListen: ({ port }) => console.log(`listening on http://127.0.0.1:${port}`),
+  }, async (req) => {
+    await req.body?.cancel();
+    let timer: ReturnType<typeof setInterval> | undefined;
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(role);
+        controller.enqueue(token);
+        timer = setInterval(() => controller.enqueue(token), INTERVAL_MS);
+      },
+      cancel() {
+        clearInterval(timer);
+      },
+    });
+    return new Response(body, { headers: { "content-type": "text/event-stream" } });
+  });
+}
+
+interface Proc {
+  url: string;
+  pid: number;
+  child: Deno.ChildProcess;
+}
+
+/** Spawns `deno <args>` and waits for the line that says where it listens. */
+async function spawn(args: string[], env: Record<string, string> = {}): Promise<Proc> {
+  const child = new Deno.Command(Deno.execPath(), {
+    args,
+    cwd: root,
+    env,
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const found = Promise.withResolvers<string>();
+  const watch = async (stream: ReadableStream<Uint8Array<ArrayBuffer>>) => {
+    for await (const line of stream.pipeThrough(new TextDecoderStream())) {
+      const match = /listening on (http\S+)/.exec(line) ?? /"url":"(http[^"]+)"/.exec(line);
+      if (match) found.resolve(match[1]);
+    }
+  };
+  void watch(child.stdout);
+  void watch(child.stderr);
+  const timer = setTimeout(() => found.reject(new Error(`no URL from ${args.join(" ")}`)), 30_000);
+  const url = await found.promise;
+  clearTimeout(timer);
+  return { url, pid: child.pid, child };
+}
+
+async function rssBytes(pid: number): Promise<number> {
+  const status = await Deno.readTextFile(`/proc/${pid}/status`);
+  return Number(/VmRSS:\s+(\d+) kB/.exec(status)![1]) * 1024;
+}
+
+/** Opens one attached run and reads frames until its first token; it then stays open. */
+async function openStream(url: string, signal: AbortSignal): Promise<boolean> {
+  const res = await fetch(`${url}/v1/runs`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({
+      messages: [{ role: "user", content: [{ type: "text", value: "hi" }] }],
+    }),
+    signal,
+  });
+  if (res.status !== 200) {
+    await res.body?.cancel();
+    return false;
+  }
+  const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+  let seen = "";
+  while (!seen.includes("text_message_content")) {
+    const next = await reader.read();
+    if (next.done) return false;
+    seen += next.value;
+  }
+  // Keep reading (and dropping) what comes, as a client of a paced stream does.
+  void (async () => {
+    while (!(await reader.read().catch(() => ({ done: true }))).done) { /* read on */ }
+  })();
+  return true;
+}
+
+/** Holds `count` streams open; returns how many were held and the server's RSS before and after. */
+async function hold(server: Proc, count: number) {
+  const controller = new AbortController();
+  const before = await rssBytes(server.pid);
+  let held = 0;
+  for (let i = 0; i < count; i += 100) {
+    const opened = await Promise.all(
+      Array.from(
+        { length: Math.min(100, count - i) },
+        () => openStream(server.url, controller.signal).catch(() => false),
+      ),
+    );
+    held += opened.filter(Boolean).length;
+  }
+  // Two token intervals: every stream has streamed since it opened.
+  await new Promise((r) => setTimeout(r, 2 * INTERVAL_MS));
+  const after = await rssBytes(server.pid);
+  controller.abort();
+  // Let the server finish the cancelled runs before the next level.
+  await new Promise((r) => setTimeout(r, 5_000));
+  return { held, before, after };
+}
+
+if (flags["fake-model"]) {
+  fakeModel();
+} else {
+  const dir = await Deno.makeTempDir({ prefix: "agentd_mem_" });
+  const fake = await spawn([
+    "run",
+    "-A",
+    "--no-prompt",
+    "bench/streams_memory.ts",
+    "--fake-model",
+    "--interval-ms",
+    String(INTERVAL_MS),
+  ]);
+  const manifest = {
+    agent: {
+      name: "mem",
+      model: { provider: "openai", model: "fake", api_key: "sk-bench", base_url: `${fake.url}/v1` },
+    },
+    runtime: {
+      storage: { path: `${dir}/mem.db` },
+      log_level: "warn",
+      runs: { max_concurrent: 100_000 },
+    },
+    http_server: { host: "127.0.0.1", port: 0, max_connections: 100_000 },
+  };
+  await Deno.writeTextFile(`${dir}/mem.json`, JSON.stringify(manifest));
+  const server = await spawn(
+    ["run", "-A", "--no-prompt", "main.ts", "serve", `${dir}/mem.json`, "--port", "0"],
+    { AGENT__RUNTIME__LOG_LEVEL: "warn" },
+  );
+  try {
+    console.log(`| streams asked | held | RSS before MiB | RSS after MiB | KiB per stream |`);
+    console.log(`| ---: | ---: | ---: | ---: | ---: |`);
+    for (const count of flags.streams!.split(",").map(Number)) {
+      const { held, before, after } = await hold(server, count);
+      console.log(
+        `| ${count} | ${held} | ${(before / 2 ** 20).toFixed(0)} | ${
+          (after / 2 ** 20).toFixed(0)
+        } | ${((after - before) / 1024 / Math.max(held, 1)).toFixed(1)} |`,
+      );
+    }
+  } finally {
+    for (const p of [server, fake]) {
+      try {
+        p.child.kill("SIGKILL");
+      } catch { /* gone */ }
+      await p.child.status;
+    }
+    await Deno.remove(dir, { recursive: true });
+  }
+}
