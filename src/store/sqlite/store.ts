@@ -71,6 +71,8 @@ function sqliteStore(options: SqliteStoreOptions): SqliteStore {
   const conn = new Connection(options.path, Math.max(0, options.busyTimeoutMs ?? 5000));
   const commits = new GroupCommit(conn);
   let checkpointer: Checkpointer | null = null;
+  let starting: Promise<void> | undefined;
+  let closed = false;
 
   /** Drives a conversion synchronously: the write lock is held, nothing may await. */
   const convert = (conversion: Conversion): void => {
@@ -123,23 +125,29 @@ function sqliteStore(options: SqliteStoreOptions): SqliteStore {
       });
     },
 
-    async startCheckpointer(path, busyTimeoutMs) {
-      const started = await startCheckpointer({
-        path,
-        intervalMs: CHECKPOINT_INTERVAL_MS,
-        busyTimeoutMs,
-        onFailure: () => {
-          checkpointer = null;
-          if (conn.db.isOpen) conn.db.exec("PRAGMA wal_autocheckpoint = 1000");
-        },
-      });
-      if (!started) return;
-      checkpointer = started;
-      conn.db.exec("PRAGMA wal_autocheckpoint = 0");
+    startCheckpointer(path, busyTimeoutMs) {
+      return starting ??= (async () => {
+        const started = await startCheckpointer({
+          path,
+          intervalMs: CHECKPOINT_INTERVAL_MS,
+          busyTimeoutMs,
+          onFailure: () => {
+            checkpointer = null;
+            if (conn.db.isOpen) conn.db.exec("PRAGMA wal_autocheckpoint = 1000");
+          },
+        });
+        if (!started) return;
+        // Closed while the worker started: it goes at once.
+        if (closed) return await started.stop();
+        checkpointer = started;
+        conn.db.exec("PRAGMA wal_autocheckpoint = 0");
+      })();
     },
 
     async close() {
       commits.flush();
+      closed = true;
+      await starting?.catch(() => {});
       const stopping = checkpointer;
       checkpointer = null;
       await stopping?.stop();
@@ -152,7 +160,8 @@ function sqliteStore(options: SqliteStoreOptions): SqliteStore {
 
 /**
  * Opens a SQLite store at `path` (a file or `:memory:`), runs the migrations and, for a file,
- * starts its checkpoint worker.
+ * starts its checkpoint worker without waiting for it (a new isolate that loads its module and
+ * opens the file: tens of ms of a cold start); until it runs, SQLite's own checkpoints stay on.
  */
 export async function openSqliteStore(options: SqliteStoreOptions): Promise<SqliteStore> {
   const store = sqliteStore(options);
@@ -161,7 +170,8 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
     const applied = await store.migrate();
     options.onMigrated?.(applied);
     if (options.path !== ":memory:") {
-      await store.startCheckpointer(options.path, Math.max(0, options.busyTimeoutMs ?? 5000));
+      store.startCheckpointer(options.path, Math.max(0, options.busyTimeoutMs ?? 5000))
+        .catch(() => {});
     }
   } catch (error) {
     await store.close();
