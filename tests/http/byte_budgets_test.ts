@@ -11,6 +11,7 @@
 import assert from "node:assert/strict";
 import { HttpAgent } from "@ag-ui/client";
 import {
+  dropSchema,
   eventually,
   probeHealth,
   type ServerProcess,
@@ -18,6 +19,8 @@ import {
   startServerProcess,
   startTestServer,
   storeKinds,
+  testPostgresUrl,
+  uniqueName,
 } from "../_kit/mod.ts";
 import { clientFor, message, request, restError, text, transports } from "../protocols/a2a/sdk.ts";
 
@@ -312,3 +315,71 @@ for (const store of storeKinds) {
     assert.equal((await refused.json()).code, 413002);
   });
 }
+
+slowTest({
+  name: "byte budgets under deno serve: silent re-attach readers are dropped too",
+  ignore: !testPostgresUrl,
+  sanitizeResources: false,
+  sanitizeOps: false,
+}, async () => {
+  const schema = uniqueName("unread");
+  try {
+    await using p = await startServerProcess({
+      serverless: true,
+      name: "serverless",
+      manifest: {
+        agent: { name: "bytes", model: { provider: "echo" } },
+        runtime: {
+          storage: { url: testPostgresUrl, schema },
+          attached: { drain_timeout: 1_000, max_unread_bytes: MiB },
+        },
+      },
+    });
+    const turns = 8;
+    let lastRun = "";
+    for (let i = 0; i < turns; i++) lastRun = await turn(p, "big", BIG);
+    const baseline = await p.rss();
+    const probe = probeHealth(p.url);
+    const drops = () => p.logs.filter((l) => l.includes("stream dropped")).length;
+    const conns = await Promise.all(
+      Array.from({ length: 20 }, () => silentGet(p, `/v1/runs/${lastRun}/events?after=0`)),
+    );
+    try {
+      await eventually(() => drops() === 20, {
+        timeout: 60_000,
+        what: "the 20 silent streams to be dropped",
+      });
+      const peak = await p.rss();
+      // Their connections are closed by the server: reading what is left ends.
+      for (const conn of conns) {
+        const buf = new Uint8Array(1024 * 1024);
+        while (true) {
+          const n = await conn.read(buf).catch(() => null);
+          if (n === null) break;
+        }
+      }
+      const rss = await eventually(async () => {
+        const now = await p.rss();
+        return now < baseline + 200 * MiB ? now : undefined;
+      }, { timeout: 30_000, what: "the RSS to come back" });
+      const { longestMs } = await probe.stop();
+      console.log(
+        `deno serve, ${turns * 2} MB session, 20 silent re-attaches: RSS ${
+          (baseline / MiB).toFixed(0)
+        } MiB before, ${(peak / MiB).toFixed(0)} at the drop, ${(rss / MiB).toFixed(0)} after; ` +
+          `longest /healthz wait ${longestMs} ms`,
+      );
+    } finally {
+      for (const c of conns) {
+        try {
+          c.close();
+        } catch { /* closed */ }
+      }
+    }
+    // A reader that reads gets the whole stream.
+    const text = await (await fetch(`${p.url}/v1/runs/${lastRun}/events?after=0`)).text();
+    assert.match(text, /run_finished/);
+  } finally {
+    await dropSchema(schema);
+  }
+});

@@ -16,6 +16,7 @@ export {
   onSseClose,
   sseComment,
   sseFrame,
+  sseHeldBytes,
   sseJsonFrame,
   type SseOptions,
   type SsePiece,

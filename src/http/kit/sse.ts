@@ -80,7 +80,18 @@ const TURN_ENDED = Symbol("turn ended");
 /** The close hooks of the bodies `sseResponse` made, by body (which survives re-wrapping). */
 const closeHooks = new WeakMap<ReadableStream<Uint8Array>, (onClose: () => void) => void>();
 /** How to end the stream of each body `sseResponse` made with an end notice (`dropSse`). */
-const droppers = new WeakMap<ReadableStream<Uint8Array>, (notice: string) => void>();
+const droppers = new WeakMap<
+  ReadableStream<Uint8Array>,
+  (notice: string, abort: boolean) => void
+>();
+/** What each body `sseResponse` made holds unpulled, in bytes; null once it ended. */
+const holdings = new WeakMap<ReadableStream<Uint8Array>, () => number | null>();
+
+/**
+ * Bytes of a long frame enqueued at a time: the rest waits as a view of the shared bytes, so what
+ * a stream holds that its consumer has not pulled is measured here under any listener.
+ */
+const SLICE_BYTES = 64 * 1024;
 
 /**
  * Streams `frames` (already encoded SSE text) as a `text/event-stream` response. Frames are pulled
@@ -103,14 +114,27 @@ export function sseResponse(frames: AsyncIterable<SsePiece>, options: SseOptions
   // The text of the chunk being gathered, while a pull gathers one (keep-alives join it).
   let gathering: string | undefined;
   let onClose: (() => void) | undefined;
+  // The part of a long frame not enqueued yet, and whether the body closes once it is.
+  let rest: Uint8Array | undefined;
+  let closeAfterRest = false;
   const stop = () => {
     finished = true;
+    rest = undefined;
     if (timer !== undefined) clearInterval(timer);
     const hook = onClose;
     onClose = undefined;
     hook?.();
   };
   let controller: ReadableStreamDefaultController<Uint8Array> | undefined;
+  const sendRest = (ctrl: ReadableStreamDefaultController<Uint8Array>) => {
+    const slice = rest!.subarray(0, SLICE_BYTES);
+    rest = rest!.length > SLICE_BYTES ? rest!.subarray(SLICE_BYTES) : undefined;
+    ctrl.enqueue(slice);
+    if (rest === undefined && closeAfterRest) {
+      stop();
+      ctrl.close();
+    }
+  };
   const body = new ReadableStream<Uint8Array>({
     start(ctrl) {
       controller = ctrl;
@@ -118,6 +142,8 @@ export function sseResponse(frames: AsyncIterable<SsePiece>, options: SseOptions
         ctrl.enqueue(encoder.encode(`retry: ${Math.round(options.retryMs)}\n\n`));
       }
       timer = setInterval(() => {
+        // Never inside a frame; a frame being written says the stream is alive anyway.
+        if (rest !== undefined) return;
         if (gathering !== undefined) {
           gathering += sseComment("keep-alive");
           return;
@@ -130,6 +156,7 @@ export function sseResponse(frames: AsyncIterable<SsePiece>, options: SseOptions
       }, options.keepaliveMs);
     },
     async pull(controller) {
+      if (rest !== undefined) return sendRest(controller);
       let turn: ReturnType<typeof setImmediate> | undefined;
       try {
         const first = await (pending ?? iterator.next());
@@ -142,7 +169,7 @@ export function sseResponse(frames: AsyncIterable<SsePiece>, options: SseOptions
         }
         if (typeof first.value !== "string") {
           controller.enqueue(encoder.encode(first.value.head));
-          controller.enqueue(first.value.bytes);
+          rest = first.value.bytes;
           return;
         }
         gathering = first.value;
@@ -173,8 +200,9 @@ export function sseResponse(frames: AsyncIterable<SsePiece>, options: SseOptions
           gathering += next.value;
         }
         controller.enqueue(encoder.encode(gathering));
-        if (bytes) controller.enqueue(bytes);
-        if (done) {
+        rest = bytes;
+        if (done && rest) closeAfterRest = true;
+        else if (done) {
           stop();
           controller.close();
         }
@@ -195,17 +223,27 @@ export function sseResponse(frames: AsyncIterable<SsePiece>, options: SseOptions
       options.onClientGone?.();
       iterator.return?.();
     },
-  });
-  droppers.set(body, (notice) => {
+  }, new ByteLengthQueuingStrategy({ highWaterMark: 1 }));
+  droppers.set(body, (notice, abort) => {
     if (finished) return;
     stop();
     // Not the client's doing: the run goes on (an attached run is not cancelled).
     iterator.return?.();
     try {
-      controller?.enqueue(encoder.encode(sseComment(`stream ended: ${notice}`)));
-      controller?.close();
+      // Erroring the body drops what it queued and makes the listener close the connection.
+      if (abort) controller?.error(new Error(`stream ended: ${notice}`));
+      else {
+        controller?.enqueue(encoder.encode(sseComment(`stream ended: ${notice}`)));
+        controller?.close();
+      }
     } catch { /* already closed */ }
   });
+  // The queue's bytes (a high-water mark of 1 byte: pulled only when it is empty) and the rest of
+  // the frame being written.
+  holdings.set(
+    body,
+    () => finished ? null : 1 - (controller?.desiredSize ?? 1) + (rest?.length ?? 0),
+  );
   closeHooks.set(body, (hook) => {
     if (finished) hook();
     else onClose = hook;
@@ -236,13 +274,24 @@ export function onSseClose(res: Response, onClose: () => void): boolean {
 
 /**
  * Ends the stream of `res`, a response of `sseResponse`, with the comment `stream ended: <notice>`
- * (its source stopped, `onClientGone` not called); false for any other response.
+ * (its source stopped, `onClientGone` not called); false for any other response. With `abort`,
+ * the body fails instead, dropping what it queued: a listener then closes the connection.
  */
-export function dropSse(res: Response, notice: string): boolean {
+export function dropSse(res: Response, notice: string, abort = false): boolean {
   const drop = res.body ? droppers.get(res.body) : undefined;
   if (!drop) return false;
-  drop(notice);
+  drop(notice, abort);
   return true;
+}
+
+/**
+ * Bytes the body of `res`, a response of `sseResponse`, holds that its consumer (the listener)
+ * has not pulled yet: its queue and the rest of a long frame. Null once the stream ended, and for
+ * any other response.
+ */
+export function sseHeldBytes(res: Response): number | null {
+  const held = res.body ? holdings.get(res.body) : undefined;
+  return held ? held() : null;
 }
 
 /** Whether `res` is a response of `sseResponse` (or one re-made with its body). */
