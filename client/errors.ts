@@ -30,6 +30,7 @@ export const ERROR_CODES = {
   messageTooLarge: 413003,
   unsupportedMediaType: 415001,
   validation: 422000,
+  tenantLimit: 429001,
   headersTooLarge: 431001,
   clientClosed: 499001,
   internal: 500000,

@@ -89,6 +89,7 @@ export const errors = {
       `content type must be application/json${got ? `, got '${got}'` : " (none given)"}`,
     ),
   validation: (fields: FieldError[]) => new ApiError(422, 0, "validation failed", fields),
+  tenantLimit: (message: string) => new ApiError(429, 1, `${message}; retry later`),
   headersTooLarge: () =>
     new ApiError(431, 1, "the request line and headers are larger than 16 KiB"),
   /** Never delivered (the client is gone): the status logs and metrics record for a hang-up. */

@@ -42,8 +42,10 @@ export function createApp(services: AppServices, addOns: readonly AddOn[] = []):
     // Every line logged while handling the request (and by runs it starts) carries its id.
     await withLogContext({ request_id: requestId }, next);
     c.header("x-request-id", requestId);
-    // Every 503 (store unreachable, shutting down, too many connections) is worth a retry soon.
-    if (c.res.status === 503 && !c.res.headers.has("retry-after")) c.header("retry-after", "1");
+    // Every 503 (store unreachable, shutting down, at capacity) and 429 (a tenant at its run
+    // limits) is worth a retry soon.
+    const retry = c.res.status === 503 || c.res.status === 429;
+    if (retry && !c.res.headers.has("retry-after")) c.header("retry-after", "1");
     // Probes and scrapes arrive every few seconds, and a page load fetches a dozen playground
     // files: keep them out of the info stream.
     const quiet = PROBE_PATHS.has(c.req.path) || isPlaygroundAsset(c.req.path);

@@ -9,6 +9,7 @@
 export type RunServiceErrorKind =
   | "shutting_down"
   | "at_capacity"
+  | "tenant_limit"
   | "session_busy"
   | "run_not_found"
   | "run_not_running"
@@ -39,6 +40,9 @@ export const runServiceErrors = {
     new RunServiceError("shutting_down", "the server is shutting down and accepts no new runs"),
   /** An attached run while this replica executes `runtime.runs.max_concurrent` runs. */
   atCapacity: () => new RunServiceError("at_capacity", "this replica runs as many runs as it may"),
+  /** A start beyond the tenant's `tenant_max_runs` or `tenant_max_queued` (said in `message`). */
+  tenantLimit: (tenant: string, message: string) =>
+    new RunServiceError("tenant_limit", message, tenant),
   /** The session's conversation kept changing under the start (or another run holds it). */
   sessionBusy: (id: string) =>
     new RunServiceError("session_busy", `session '${id}' already has a running run`, id),

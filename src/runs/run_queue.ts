@@ -7,14 +7,19 @@
  */
 import type { Logger } from "../log.ts";
 import type { QueuedClaim, Store } from "../store/mod.ts";
+import { runServiceErrors } from "./errors.ts";
 
 /** What the queue needs of the run service. */
 export interface RunQueueOptions {
-  store: Pick<Store, "queueRun" | "claimQueuedRuns" | "queueDepth">;
+  store: Pick<Store, "queueRun" | "claimQueuedRuns" | "queueDepth" | "tenantRunCounts">;
   log: Logger;
   replicaId: string;
   /** Runs this replica executes at once. */
   maxConcurrent: number;
+  /** Unfinished runs (executing or queued) a tenant may have over all replicas. */
+  tenantMaxRuns?: number;
+  /** Runs a tenant may have waiting in the queue. */
+  tenantMaxQueued?: number;
   /** How often the store's queue is looked at (`runtime.replica.poll_interval`). */
   pollInterval: number;
   /** Runs executing here now. */
@@ -50,6 +55,33 @@ export class RunQueue {
   /** Whether every slot is taken (a start now is queued, or refused when attached). */
   get full(): boolean {
     return this.options.running() + this.#reserved >= this.options.maxConcurrent;
+  }
+
+  /**
+   * Refuses a start of `tenant` beyond its limits (`tenant_limit`): its unfinished runs at
+   * `tenantMaxRuns`, or, when the run would wait here, its queued runs at `tenantMaxQueued`. The
+   * counts are read before the run is written, so starts at the same moment may pass a limit by
+   * as many as start together.
+   */
+  async admit(tenant: string): Promise<void> {
+    const { tenantMaxRuns, tenantMaxQueued } = this.options;
+    const queues = tenantMaxQueued !== undefined && this.full;
+    if (tenantMaxRuns === undefined && !queues) return;
+    const { running, queued } = await this.options.store.tenantRunCounts(tenant);
+    if (tenantMaxRuns !== undefined && running + queued >= tenantMaxRuns) {
+      throw runServiceErrors.tenantLimit(
+        tenant,
+        `tenant '${tenant}' has ${running + queued} unfinished runs, its limit ` +
+          "(runtime.runs.tenant_max_runs)",
+      );
+    }
+    if (queues && queued >= tenantMaxQueued) {
+      throw runServiceErrors.tenantLimit(
+        tenant,
+        `tenant '${tenant}' has ${queued} runs waiting in the run queue, its limit ` +
+          "(runtime.runs.tenant_max_queued)",
+      );
+    }
   }
 
   /**

@@ -122,6 +122,8 @@ export class RunService {
       log: this.#log,
       replicaId: this.replicaId,
       maxConcurrent: runtime.runs.max_concurrent,
+      tenantMaxRuns: runtime.runs.tenant_max_runs,
+      tenantMaxQueued: runtime.runs.tenant_max_queued,
       pollInterval: this.#pollInterval,
       running: () => this.#active.size,
       accepting: () => this.#accepting,
@@ -192,6 +194,7 @@ export class RunService {
     // Kept on the run: a resumed attempt of an attached run knows whether its client's absence
     // cancels it (see client_grace.ts); a detached run has no client to wait for.
     if (!attached) request = { ...request, on_disconnect: null };
+    await this.#queue.admit(tenant);
     if (this.#queue.full) {
       if (attached && this.#attachedAtCapacity === "reject") throw runServiceErrors.atCapacity();
       // Its start boundary is written like any run's (the session is its), then it waits for a

@@ -420,6 +420,11 @@ export interface Store {
   claimQueuedRuns(owner: string, limit: number): Promise<QueuedClaim[]>;
   /** Runs waiting in the run queue, over all tenants. */
   queueDepth(): Promise<number>;
+  /**
+   * The tenant's unfinished runs over all replicas: executing (`running`, attempt ≥ 1) and
+   * waiting in the run queue (`queued`), for the per-tenant limits.
+   */
+  tenantRunCounts(tenant: string): Promise<{ running: number; queued: number }>;
 
   // Checkpoints (records with the conversation of their moment)
   /** One checkpoint of the session, or null. */
@@ -476,6 +481,7 @@ export type LeaseMethods = Pick<
   | "queueRun"
   | "claimQueuedRuns"
   | "queueDepth"
+  | "tenantRunCounts"
 >;
 
 /** The methods of a `Store` for the re-attach grace of `on_disconnect = "cancel"`. */

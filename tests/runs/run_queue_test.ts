@@ -174,3 +174,66 @@ Deno.test({
   assert.deepEqual(logged(b, "queued run started").map((l) => l.run_id), queued);
   assert.deepEqual(logged(a, "queued run started"), []);
 });
+
+for (const store of storeKinds) {
+  Deno.test(`run queue (${store}): per-tenant limits answer 429 with Retry-After`, async () => {
+    await using t = await startTestServer({
+      store,
+      manifest: {
+        runtime: { runs: { max_concurrent: 1, tenant_max_runs: 3, tenant_max_queued: 1 } },
+      },
+    });
+    const refused = async (res: Response, limit: string) => {
+      assert.equal(res.headers.get("retry-after"), "1");
+      const body = await assertError(res, 429001);
+      assert.match(String(body.message), new RegExp(limit));
+    };
+    // Tenant a: one executing, one queued; a second queued run is past tenant_max_queued.
+    const long = await startDetached(t, 2_000, "a");
+    const waiting = await startDetached(t, 1, "a");
+    assert.equal(await runStatus(t, waiting, "a"), "queued");
+    await refused(
+      await t.fetch("/v1/runs/start", { method: "POST", json: body(1), tenant: "a" }),
+      "tenant_max_queued",
+    );
+    // Attached (it would wait too) alike.
+    await refused(
+      await t.fetch("/v1/runs", { method: "POST", json: body(1), tenant: "a" }),
+      "tenant_max_queued",
+    );
+    // Another tenant is not held to a's counts.
+    const other = await startDetached(t, 1, "b");
+    assert.equal(await runStatus(t, other, "b"), "queued");
+    await t.fetch(`/v1/runs/${other}/cancel`, { method: "PUT", tenant: "b" });
+    // With a free slot, tenant_max_runs counts executing and queued runs: 3 unfinished at most.
+    for (const id of [long, waiting]) {
+      await t.fetch(`/v1/runs/${id}/cancel`, { method: "PUT", tenant: "a" });
+    }
+    await eventually(() => t.server.runs.activeCount === 0, { what: "the slot freed" });
+    const wide = await startTestServer({
+      store,
+      manifest: { runtime: { runs: { tenant_max_runs: 2 } } },
+    });
+    try {
+      const ids = [await startDetached(wide, 2_000, "a"), await startDetached(wide, 2_000, "a")];
+      await refused(
+        await wide.fetch("/v1/runs/start", { method: "POST", json: body(1), tenant: "a" }),
+        "tenant_max_runs",
+      );
+      await startDetached(wide, 1, "b");
+      await wide.fetch(`/v1/runs/${ids[0]}/cancel`, { method: "PUT", tenant: "a" });
+      // One ended: the next run of a starts.
+      await eventually(async () => await runStatus(wide, ids[0], "a") === "cancelled", {
+        what: "the cancel",
+      });
+      const next = await startDetached(wide, 1, "a");
+      await eventually(async () => await runStatus(wide, next, "a") === "completed", {
+        what: "a's next run completed",
+      });
+      await wide.fetch(`/v1/runs/${ids[1]}/cancel`, { method: "PUT", tenant: "a" });
+      await eventually(() => wide.server.runs.activeCount === 0, { what: "the runs stopped" });
+    } finally {
+      await wide.close();
+    }
+  });
+}

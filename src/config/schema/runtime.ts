@@ -73,6 +73,16 @@ export const RunsSchema = z.object({
    * answers 503 (`503004`) with `Retry-After`.
    */
   attached_at_capacity: z.enum(["wait", "reject"]).default("wait"),
+  /**
+   * The most unfinished runs (executing or queued) one tenant may have over all replicas; a start
+   * beyond it is answered 429 (`429001`) with `Retry-After`. Unset: no limit.
+   */
+  tenant_max_runs: z.number().int().min(1).max(1_000_000).optional(),
+  /**
+   * The most runs one tenant may have waiting in the run queue; a start that would wait beyond it
+   * is answered 429 (`429001`) with `Retry-After`. Unset: no limit.
+   */
+  tenant_max_queued: z.number().int().min(0).max(1_000_000).optional(),
 }).strict();
 
 /** How an attached run stream treats a client that reads slower than the run produces. */

@@ -148,6 +148,13 @@ export function postgresLeases(
       return Number(n);
     },
 
+    async tenantRunCounts(tenant) {
+      const [row] = await sql`SELECT count(*) FILTER (WHERE attempt > 0) AS running,
+          count(*) FILTER (WHERE attempt = 0) AS queued
+        FROM runs WHERE tenant_id = ${tenant} AND status = 'running'`;
+      return { running: Number(row.running), queued: Number(row.queued) };
+    },
+
     async releaseRun(runId, attempt) {
       // A hand-over is not a lost attempt: it does not count toward `maxAttempts`.
       const rows = await sql`UPDATE runs SET heartbeat_at = 0, handoffs = handoffs + 1

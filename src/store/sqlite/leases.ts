@@ -161,6 +161,17 @@ export function sqliteLeases(conn: Connection, commits: GroupCommit, clock: Cloc
       );
     },
 
+    tenantRunCounts(tenant) {
+      return attempt(() => {
+        const row = conn.get(
+          `SELECT coalesce(sum(attempt > 0), 0) AS running, coalesce(sum(attempt = 0), 0) AS queued
+           FROM runs WHERE tenant_id = ? AND status = 'running'`,
+          tenant,
+        )!;
+        return { running: Number(row.running), queued: Number(row.queued) };
+      });
+    },
+
     releaseRun(runId, runAttempt) {
       return commits.durable(() =>
         commits.write(() =>

@@ -52,6 +52,23 @@ export async function queueSteps(t: Deno.TestContext, c: Contract): Promise<void
     await store.finishRun(run.run_id, { status: "completed" }, undefined, 1);
   });
 
+  await t.step("queue: a tenant's running and queued runs are counted apart", async () => {
+    const tenant = newTenant();
+    assert.deepEqual(await store.tenantRunCounts(tenant), { running: 0, queued: 0 });
+    const executing = await runningRun(tenant);
+    const waiting = [await queued(tenant), await queued(tenant)];
+    // Another tenant's runs are not counted.
+    const other = await queued(newTenant());
+    assert.deepEqual(await store.tenantRunCounts(tenant), { running: 1, queued: 2 });
+    await store.finishRun(executing.run_id, { status: "completed" }, undefined, 1);
+    assert.ok(await store.cancelRun(tenant, waiting[0].run_id));
+    assert.deepEqual(await store.tenantRunCounts(tenant), { running: 0, queued: 1 });
+    for (const run of [waiting[1], other]) {
+      assert.ok(await store.cancelRun(run.tenant_id, run.run_id));
+    }
+    assert.deepEqual(await store.tenantRunCounts(tenant), { running: 0, queued: 0 });
+  });
+
   await t.step("queue: FIFO within a tenant, each run claimed once", async () => {
     const tenant = newTenant();
     const runs = [];
