@@ -263,9 +263,10 @@ Deno.test("openapi: a valid 3.1 document that documents every route the app serv
     const start = responses("/v1/runs", "post");
     assert.deepEqual(
       Object.keys(start).sort(),
-      ["200", "400", "404", "409", "413", "415", "422", "500", "503"],
+      ["200", "400", "404", "409", "413", "415", "422", "429", "500", "503"],
     );
     assert.deepEqual(examples(start["409"]).sort(), ["409002", "409003"]);
+    assert.deepEqual(examples(start["429"]), ["429001"]);
     assert.deepEqual(examples(start["400"]).sort(), ["400001", "400002"]);
     assert.deepEqual(examples(responses("/v1/runs/{run_id}/events", "get")["409"]), [
       "409004",

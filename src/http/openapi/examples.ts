@@ -35,6 +35,9 @@ export function errorExamples(manifest: Manifest): Map<number, ApiError> {
       "message 0 is 2000000 bytes as JSON, over the limit of 1048576 (runtime.max_message_bytes)",
     ),
     errors.unsupportedMediaType("text/plain"),
+    errors.tenantLimit(
+      "tenant 'acme' has 100 unfinished runs, its limit (runtime.runs.tenant_max_runs)",
+    ),
     // An operation without a declaration to ask (see `validationExample`) shows this one.
     errors.validation([{
       field: "body",
@@ -44,6 +47,7 @@ export function errorExamples(manifest: Manifest): Map<number, ApiError> {
     errors.unavailable("the store"),
     errors.shuttingDown(),
     errors.tooManyConnections(),
+    errors.atCapacity(),
   ];
   return new Map(list.map((e) => [e.code, e]));
 }

@@ -44,7 +44,17 @@ const RUN_BODY = {
 };
 
 /** Errors of starting a run (besides the body's). */
-const START_ERRORS = [...BODY_ERRORS, 404004, 409002, 409003, 413002, 413003, 429001, 503002];
+const START_ERRORS = [
+  ...BODY_ERRORS,
+  404004,
+  409002,
+  409003,
+  413002,
+  413003,
+  429001,
+  503002,
+  503004,
+];
 
 /** Routes under `/v1/runs` and `/v1/sessions/{session_id}/runs`. */
 export function runRoutes(): Routes {
