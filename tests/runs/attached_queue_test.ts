@@ -2,7 +2,8 @@
  * Attached runs beyond `runtime.runs.max_concurrent` with `attached_at_capacity = "wait"` (the
  * default): the stream opens at once with `run_queued`, keep-alives hold it while the run waits,
  * and the run's events follow once a slot frees, on the native API and through the official AG-UI
- * client. A client that goes away while its run waits cancels it (`on_disconnect = "cancel"`).
+ * client. A client that goes away while its run waits cancels it (`on_disconnect = "cancel"`, after
+ * its re-attach grace).
  */
 import assert from "node:assert/strict";
 import { HttpAgent } from "@ag-ui/client";
@@ -73,7 +74,14 @@ for (const store of storeKinds) {
   });
 
   Deno.test(`attached queue (${store}): a client gone while queued cancels its run`, async () => {
-    await using t = await startTestServer({ store, manifest });
+    // Its client has a short grace to come back (runtime.attached.reattach_grace).
+    await using t = await startTestServer({
+      store,
+      manifest: {
+        ...manifest,
+        runtime: { ...manifest.runtime, attached: { reattach_grace: 100 } },
+      },
+    });
     const holder = await holdSlot(t);
     const res = await t.fetch("/v1/runs", {
       method: "POST",
