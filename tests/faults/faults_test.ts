@@ -15,13 +15,8 @@
  * cancellation watch), and prints the measured times.
  */
 import assert from "node:assert/strict";
-import {
-  eventually,
-  readSse,
-  type ServerProcess,
-  slowTest,
-  startServerProcess,
-} from "../_kit/mod.ts";
+import { eventually, readSse, slowTest, startServerProcess } from "../_kit/mod.ts";
+import { startReplicas } from "./replicas.ts";
 import { faultServices, startPostgres, startRedis } from "./services.ts";
 
 const enabled = faultServices("the fault suite");
@@ -115,17 +110,14 @@ slowTest({
   });
   // A executes the runs and polls rarely: a cancellation that reaches it fast came by NOTIFY.
   // B serves reads, cancels and re-attaches, and sweeps lost runs (it polls often).
-  const replicas: { a: ServerProcess; b: ServerProcess } = {
-    a: await startServerProcess({ manifest: manifest("a", 30_000), name: "replica a" }),
-    b: await startServerProcess({ manifest: manifest("b", 200), name: "replica b" }),
-  };
-  await using _stop = {
-    async [Symbol.asyncDispose]() {
-      await Promise.all([replicas.a.stop(), replicas.b.stop()]);
-    },
-  };
-  const A = () => replicas.a.url;
-  const B = () => replicas.b.url;
+  await using replicas = await startReplicas((id) =>
+    startServerProcess({
+      manifest: manifest(id, id === "a" ? 30_000 : 200),
+      name: `replica ${id}`,
+    })
+  );
+  const A = () => replicas.url("a");
+  const B = () => replicas.url("b");
   const clients: Client[] = [];
   const runIds = new Set<string>();
   /** The replica whose runs were lost on purpose (killed): only those may be `replica_lost`. */
@@ -143,7 +135,10 @@ slowTest({
       }
     });
 
-  const attached = async (url: string, body: ReturnType<typeof slowRun>) => {
+  const attached = async (
+    url: string,
+    body: ReturnType<typeof slowRun> & { on_disconnect?: "continue" },
+  ) => {
     runIds.add(body.run_id);
     const res = await post(url, "/v1/runs", body);
     assert.equal(res.status, 200, `POST /v1/runs ${body.run_id}: ${res.status}`);
@@ -326,7 +321,9 @@ slowTest({
   await fault("replica a killed mid-run: B resumes its runs; A restarts", async () => {
     await detached(A(), slowRun("r8", 100, 100));
     const r8 = await reattach(B(), "r8");
-    const r9 = await attached(A(), slowRun("r9", 100, 100));
+    // Its client goes with A and never re-attaches: `continue` keeps the run (with the default,
+    // `cancel`, it is cancelled after the re-attach grace: reattach_test.ts).
+    const r9 = await attached(A(), { ...slowRun("r9", 100, 100), on_disconnect: "continue" });
     await Promise.all([streaming(r8), streaming(r9)]);
     lostOnPurpose.add("r8").add("r9");
     replicas.a.kill("SIGKILL");
@@ -338,7 +335,7 @@ slowTest({
     }
     assert.equal(r8.final?.status, "completed", "the re-attached client sees the run go on");
     assert.ok(r8.events.some((e) => e.kind === "run_resumed"), "with the resume said");
-    replicas.a = await startServerProcess({ manifest: manifest("a", 30_000), name: "replica a" });
+    await replicas.restart("a");
     const r10 = await attached(A(), slowRun("r10", 3, 1));
     await r10.ended;
     assert.equal(r10.final?.status, "completed");

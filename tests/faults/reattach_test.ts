@@ -15,13 +15,13 @@ import assert from "node:assert/strict";
 import {
   eventually,
   readSse,
-  type ServerProcess,
   slowTest,
   type SseEvent,
   type SseReader,
   startServerProcess,
   tempDir,
 } from "../_kit/mod.ts";
+import { startReplicas } from "./replicas.ts";
 import { connect, faultServices, startPostgres, startRedis } from "./services.ts";
 
 const enabled = faultServices("the re-attach fault test");
@@ -55,20 +55,12 @@ slowTest({
     "a.json": JSON.stringify(manifest("a")),
     "b.json": JSON.stringify(manifest("b")),
   });
-  const replica = (id: "a" | "b") =>
-    startServerProcess({ manifest: `${dir.path}/${id}.json`, name: `replica ${id}` });
-  const replicas: { a: ServerProcess; b: ServerProcess } = {
-    a: await replica("a"),
-    b: await replica("b"),
-  };
-  await using _stop = {
-    async [Symbol.asyncDispose]() {
-      await Promise.all([replicas.a.stop(), replicas.b.stop()]);
-    },
-  };
+  await using replicas = await startReplicas((id) =>
+    startServerProcess({ manifest: `${dir.path}/${id}.json`, name: `replica ${id}` })
+  );
   await using sql = connect(pg.url);
-  const A = () => replicas.a.url;
-  const B = () => replicas.b.url;
+  const A = () => replicas.url("a");
+  const B = () => replicas.url("b");
 
   /** An attached run on A (`on_disconnect` left to its default, cancel), read to its first token. */
   const attachedOnA = async (label: string) => {
@@ -118,9 +110,7 @@ slowTest({
     replicas.a.kill("SIGKILL");
     await replicas.a.stop();
   };
-  const restartA = async () => {
-    replicas.a = await replica("a");
-  };
+  const restartA = () => replicas.restart("a");
   /** The events of a client that read `first`, then `rest` after re-attaching. */
   const seen = (first: SseReader, rest: SseEvent[]) => [...first.events, ...rest];
 

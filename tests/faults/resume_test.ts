@@ -14,14 +14,8 @@
  * (SIGKILL during a model step, with a client re-attached by cursor: reattach_test.ts.)
  */
 import assert from "node:assert/strict";
-import {
-  eventually,
-  readSse,
-  type ServerProcess,
-  slowTest,
-  startServerProcess,
-  tempDir,
-} from "../_kit/mod.ts";
+import { eventually, readSse, slowTest, startServerProcess, tempDir } from "../_kit/mod.ts";
+import { startReplicas } from "./replicas.ts";
 import { connect, faultServices, startPostgres, startRedis } from "./services.ts";
 
 const enabled = faultServices("the resume fault test");
@@ -77,21 +71,12 @@ slowTest({
     "a.json": JSON.stringify(manifest("a")),
     "b.json": JSON.stringify(manifest("b")),
   });
-  const replica = (id: "a" | "b") =>
-    startServerProcess({ manifest: `${dir.path}/${id}.json`, name: `replica ${id}` });
-  const replicas: { a: ServerProcess; b: ServerProcess } = {
-    a: await replica("a"),
-    b: await replica("b"),
-  };
-  await using _stop = {
-    async [Symbol.asyncDispose]() {
-      replicas.a.kill("SIGCONT");
-      await Promise.all([replicas.a.stop(), replicas.b.stop()]);
-    },
-  };
+  await using replicas = await startReplicas((id) =>
+    startServerProcess({ manifest: `${dir.path}/${id}.json`, name: `replica ${id}` })
+  );
   await using sql = connect(pg.url);
-  const A = () => replicas.a.url;
-  const B = () => replicas.b.url;
+  const A = () => replicas.url("a");
+  const B = () => replicas.url("b");
 
   /** Starts a detached run on A (or `on`) and follows it on B (or `watchOn`) from its start. */
   const startOnA = async (run_id: string, text: string, delayMs = 0, on = A, watchOn = B) => {
@@ -154,8 +139,7 @@ slowTest({
         }
         assert.ok(events.some((e) => e.event === "run_resumed"));
         assert.equal(JSON.parse(events.at(-1)!.data).status, "completed");
-        await replicas.a.stop();
-        replicas.a = await replica("a");
+        await replicas.restart("a");
       },
     );
   }
@@ -190,6 +174,14 @@ slowTest({
         () => replicas.a.logs.some((l) => l.includes("run stopped: another attempt owns it")),
         { timeout: 15_000, what: "replica a to stop the run it lost" },
       );
+      // The run's history (Redis) holds nothing of A either: a client re-attaching now, on either
+      // replica, from the start, replays exactly what the live client saw.
+      for (const at of [A, B]) {
+        const replay = await readSse(
+          await fetch(`${at()}/v1/runs/${run_id}/events`, { headers: { "last-event-id": "0" } }),
+        ).all();
+        assert.deepEqual(replay.map((e) => [e.id, e.data]), events.map((e) => [e.id, e.data]));
+      }
       const messages = await conversation(session_id);
       assert.deepEqual(messages.map((m) => m.role), ["user", "assistant"], "no message of A");
       assert.equal((messages[1].content as { value: string }[])[0].value, words);
@@ -221,7 +213,7 @@ slowTest({
       words,
       "one whole answer",
     );
-    replicas.b = await replica("b");
+    await replicas.restart("b");
   });
 });
 
