@@ -8,6 +8,7 @@
  */
 import { dirname, join, resolve } from "node:path";
 import type { Config } from "./config/schema.ts";
+import { CorsSchema } from "./config/schema/http_server.ts";
 import { ConfigError } from "./config/errors.ts";
 import { loadConfig } from "./config/load.ts";
 import { locateMessages } from "./config/locate.ts";
@@ -19,6 +20,31 @@ import {
   type Services,
   startServices,
 } from "./server.ts";
+
+/**
+ * Origins the dev loop allows by CORS when the manifest has no `http_server { cors }` block: pages
+ * of a local dev server (Vite, Next) on any port of this machine. Plain `serve` allows none.
+ */
+export const DEV_ORIGINS = ["http://localhost:*", "http://127.0.0.1:*", "http://[::1]:*"];
+
+/**
+ * The configuration as the dev loop serves it: the manifest's, with `http_server { cors }`
+ * allowing `DEV_ORIGINS` when the manifest says nothing about CORS, and model requests recorded
+ * (`runtime.record_model_requests`) unless the manifest says otherwise.
+ */
+export function withDevDefaults(config: Config): Config {
+  const { http_server: http, runtime } = config.manifest;
+  return {
+    ...config,
+    manifest: {
+      ...config.manifest,
+      runtime: { ...runtime, record_model_requests: runtime.record_model_requests ?? true },
+      http_server: http && !http.cors
+        ? { ...http, cors: CorsSchema.parse({ allow_origins: DEV_ORIGINS }) }
+        : http,
+    },
+  };
+}
 
 /** Milliseconds of quiet after a change before the agent is built again (editors save twice). */
 const SETTLE_MS = 150;
@@ -32,9 +58,10 @@ export interface DevServer extends RunningServer {
 /** Serves the manifest at `path` and builds its agent again whenever its files change. */
 export async function startDevServer(
   path: string,
-  config: Config,
+  manifestConfig: Config,
   options: ServerOptions & { report?: (line: string) => void } = {},
 ): Promise<DevServer> {
+  const config = withDevDefaults(manifestConfig);
   const http = config.manifest.http_server!;
   // Said to the person at the terminal, whatever the log format: what to fix, where.
   const report = options.report ??
@@ -73,7 +100,7 @@ export async function startDevServer(
       await loadDotEnv(dirname(resolve(path)));
       let next: Config;
       try {
-        next = await loadConfig(path);
+        next = withDevDefaults(await loadConfig(path));
       } catch (err) {
         if (!(err instanceof ConfigError)) throw err;
         return await refuse(err.messages);

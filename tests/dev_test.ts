@@ -7,9 +7,10 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { loadConfig } from "../src/config/load.ts";
-import { startDevServer } from "../src/dev.ts";
+import { loadDotEnv, startDevServer } from "../src/dev.ts";
+import { startServer } from "../src/server.ts";
 import { eventually, slowTest, tempDir } from "./_kit/mod.ts";
-import { startFakeOpenAI } from "./models/fake_openai.ts";
+import { type FakeServer, startFakeOpenAI } from "./models/fake_openai.ts";
 
 const ROOT = join(import.meta.dirname!, "..");
 
@@ -41,6 +42,28 @@ http_server {}
 const tool = (word: string) => `export function word() {\n  return "${word}";\n}\n`;
 
 const user = (text: string) => ({ role: "user", content: [{ type: "text", value: text }] });
+
+/** The manifest with `instructions` and an OpenAI model at `url` instead of echo. */
+const withInstructions = (instructions: string, url: string) =>
+  manifest("dev").replace(
+    `  model {\n    provider = "echo"\n  }`,
+    `  instructions = "${instructions}"\n  model {\n    provider = "openai"\n` +
+      `    model    = "gpt-test"\n    api_key  = "sk-test-dev-loop"\n` +
+      `    base_url = "${url}"\n  }`,
+  );
+
+/** Runs "hi" on `url`; the system messages the fake provider received, and the run's id. */
+async function systemPrompt(url: string, fake: FakeServer): Promise<[string, string]> {
+  const res = await fetch(`${url}/v1/runs`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ messages: [user("hi")] }),
+  });
+  const runId = res.headers.get("x-run-id")!;
+  assert.match(await res.text(), /"status":"completed"/);
+  const messages = fake.requests.at(-1)!.body.messages as { role: string; content: unknown }[];
+  return [JSON.stringify(messages.filter((m) => m.role === "system")), runId];
+}
 
 slowTest({
   name: "dev: edits take effect for the next run, a broken one keeps the old agent",
@@ -173,14 +196,10 @@ Deno.test("dev: reload() refuses a broken manifest with its place and keeps serv
 Deno.test("dev: edited instructions are what the next run's model request carries", async () => {
   await using fake = startFakeOpenAI();
   await using dir = await tempDir();
-  const withInstructions = (instructions: string) =>
-    manifest("dev").replace(
-      `  model {\n    provider = "echo"\n  }`,
-      `  instructions = "${instructions}"\n  model {\n    provider = "openai"\n` +
-        `    model    = "gpt-test"\n    api_key  = "sk-test-dev-loop"\n` +
-        `    base_url = "${fake.url}"\n  }`,
-    );
-  await dir.write({ "agent.hcl": withInstructions("Answer as v1."), "tools/word.js": tool("one") });
+  await dir.write({
+    "agent.hcl": withInstructions("Answer as v1.", fake.url),
+    "tools/word.js": tool("one"),
+  });
   const path = dir.join("agent.hcl");
   const server = await startDevServer(path, await loadConfig(path), {
     host: "127.0.0.1",
@@ -188,24 +207,115 @@ Deno.test("dev: edited instructions are what the next run's model request carrie
     logWrite: () => {},
     report: () => {},
   });
-  const system = async () => {
-    const res = await fetch(`${server.url}/v1/runs`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ messages: [user("hi")] }),
-    });
-    assert.match(await res.text(), /"status":"completed"/);
-    const messages = fake.requests.at(-1)!.body.messages as { role: string; content: unknown }[];
-    return JSON.stringify(messages.filter((m) => m.role === "system"));
-  };
+  const system = async () => (await systemPrompt(server.url, fake))[0];
   try {
     assert.match(await system(), /Answer as v1\./);
-    await Deno.writeTextFile(path, withInstructions("Answer as v2."));
+    await Deno.writeTextFile(path, withInstructions("Answer as v2.", fake.url));
     assert.deepEqual(await server.reload(), []);
     const next = await system();
     assert.match(next, /Answer as v2\./);
     assert.doesNotMatch(next, /v1/);
   } finally {
+    await server.shutdown(0);
+    await server.finished;
+  }
+});
+
+Deno.test("dev: pages on localhost origins may call it by CORS, other origins may not", async () => {
+  await using dir = await tempDir();
+  await dir.write({ "agent.hcl": manifest("cors"), "tools/word.js": tool("one") });
+  const path = dir.join("agent.hcl");
+  const server = await startDevServer(path, await loadConfig(path), {
+    host: "127.0.0.1",
+    port: 0,
+    logWrite: () => {},
+    report: () => {},
+  });
+  const preflight = (origin: string) =>
+    fetch(`${server.url}/v1/runs`, {
+      method: "OPTIONS",
+      headers: {
+        origin,
+        "access-control-request-method": "POST",
+        "access-control-request-headers": "content-type",
+      },
+    });
+  try {
+    for (const origin of ["http://localhost:5173", "http://127.0.0.1:3000", "http://localhost"]) {
+      const res = await preflight(origin);
+      await res.body?.cancel();
+      assert.equal(res.status, 204, origin);
+      assert.equal(res.headers.get("access-control-allow-origin"), origin);
+    }
+    const other = await preflight("http://localhost.example.com:5173");
+    await other.body?.cancel();
+    assert.equal(other.headers.get("access-control-allow-origin"), null);
+    const answer = await fetch(`${server.url}/v1/agent`, {
+      headers: { origin: "http://localhost:5173" },
+    });
+    await answer.body?.cancel();
+    assert.equal(answer.headers.get("access-control-allow-origin"), "http://localhost:5173");
+  } finally {
+    await server.shutdown(0);
+    await server.finished;
+  }
+  // Plain `serve` (the same manifest, no --watch) keeps CORS off.
+  const plain = await startServer(await loadConfig(path), {
+    host: "127.0.0.1",
+    port: 0,
+    logWrite: () => {},
+  });
+  try {
+    const res = await fetch(`${plain.url}/v1/runs`, {
+      method: "OPTIONS",
+      headers: { origin: "http://localhost:5173", "access-control-request-method": "POST" },
+    });
+    assert.equal(res.status, 405);
+    assert.match((await res.json()).message, /CORS is off on this server/);
+  } finally {
+    await plain.shutdown(0);
+    await plain.finished;
+  }
+});
+
+Deno.test("dev: an edited .env changes what the next run's model request carries", async () => {
+  await using fake = startFakeOpenAI();
+  await using dir = await tempDir();
+  const name = `AGENTD_DEV_TEST_TONE_${crypto.randomUUID().slice(0, 8).toUpperCase()}`;
+  const hcl = withInstructions(`Answer as \${env.${name}}.`, fake.url);
+  await dir.write({ "agent.hcl": hcl, "tools/word.js": tool("one"), ".env": `${name}=tone-one\n` });
+  const path = dir.join("agent.hcl");
+  // What `serve --watch` does before it loads the manifest.
+  await loadDotEnv(dir.path);
+  const logs: string[] = [];
+  const server = await startDevServer(path, await loadConfig(path), {
+    host: "127.0.0.1",
+    port: 0,
+    logWrite: (line) => logs.push(line),
+    report: () => {},
+  });
+  let lastRun = "";
+  const system = async () => {
+    const [prompt, runId] = await systemPrompt(server.url, fake);
+    lastRun = runId;
+    return prompt;
+  };
+  try {
+    assert.match(await system(), /Answer as tone-one\./);
+    // Saved by an editor: the watcher sees it and builds the agent again.
+    await Deno.writeTextFile(dir.join(".env"), `# edited\n${name}="tone-two"\n`);
+    await eventually(() => logs.some((line) => line.includes('"reloaded"')) || undefined, {
+      timeout: 20_000,
+    });
+    const next = await system();
+    assert.match(next, /Answer as tone-two\./);
+    assert.doesNotMatch(next, /tone-one/);
+    // The dev loop records model requests (runtime.record_model_requests unset in the manifest).
+    const steps = await (await fetch(`${server.url}/v1/runs/${lastRun}/steps`)).json();
+    assert.equal(steps.data[0].request.headers.authorization, "****");
+    assert.match(JSON.stringify(steps.data[0].request.body), /Answer as tone-/);
+  } finally {
+    Deno.env.delete(name);
     await server.shutdown(0);
     await server.finished;
   }

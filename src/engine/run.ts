@@ -21,6 +21,7 @@ import { loadStart } from "./start.ts";
 import type { Context } from "./state.ts";
 import { storeAnswer, streamStep } from "./model_step.ts";
 import { RunReport } from "./report.ts";
+import { StepTrace } from "./step_trace.ts";
 import { StepWriter } from "./step_writer.ts";
 import { SessionFull } from "./size.ts";
 import { callServerTool } from "./tool_call.ts";
@@ -72,6 +73,8 @@ class Execution {
   private readonly log: Logger;
   /** What the model reported, kept on the run record. */
   private readonly report: RunReport;
+  /** What each step did and when (`GET /v1/runs/{id}/steps`). */
+  private readonly trace: StepTrace;
 
   constructor(
     private readonly deps: EngineDeps,
@@ -108,6 +111,11 @@ class Execution {
     this.report = new RunReport(deps.store, input, setup.model, this.log, {
       attempt: options.attempt,
       price: setup.price,
+    });
+    this.trace = new StepTrace(deps.store, input.run_id, this.log, {
+      attempt: options.attempt,
+      requests: deps.config.manifest.runtime.record_model_requests ?? false,
+      now: () => deps.clock?.now() ?? Date.now(),
     });
   }
 
@@ -252,7 +260,8 @@ class Execution {
           break;
       }
     }
-    await this.checkpoint([], false);
+    // The step's record is written beside its checkpoint (one group commit on SQLite).
+    await Promise.all([this.checkpoint([], false), this.trace.end()]);
     yield* this.open.stepFinished();
   }
 
@@ -296,7 +305,7 @@ class Execution {
       this.signal,
     );
 
-    const step = yield* streamStep(stream.events, {
+    const step = yield* streamStep(this.trace.model(stream), {
       open: this.open,
       answer,
       message_id,
@@ -315,7 +324,7 @@ class Execution {
     this.partial = null;
     yield* storeAnswer(this.writes, message_id, answer, step);
     // A step without calls is the run's last.
-    await this.checkpoint([], calls.length === 0);
+    await Promise.all([this.checkpoint([], calls.length === 0), this.trace.end()]);
     yield* this.open.stepFinished();
     return { text, calls };
   }
@@ -341,7 +350,7 @@ class Execution {
       }
     }
     // A step that leaves calls pending is the run's last.
-    await this.checkpoint(pending, pending.length > 0);
+    await Promise.all([this.checkpoint(pending, pending.length > 0), this.trace.end()]);
     yield* this.open.stepFinished();
     return pending;
   }
@@ -349,7 +358,9 @@ class Execution {
   /** Calls a server tool, yielding its emits live, then its result and state change. */
   private async *runServerTool(call: ToolCall, tool: Tool): AsyncGenerator<RunEvent> {
     const scope = { ids: this.input, context: this.context, signal: this.signal, log: this.log };
+    const traced = this.trace.toolStarted(call);
     const { result, is_error, change } = yield* callServerTool(tool, call, scope);
+    traced(result, is_error);
     if (change) {
       this.context = change.context;
       this.writes.dirty = true;
@@ -385,6 +396,8 @@ class Execution {
     const cancelled = this.signal.aborted || error instanceof RunCancelled;
     // Nothing to report for a cancellation: it is the client's own doing.
     const runError = cancelled ? null : runErrorOf(error, this.log);
+    // The step it ended in is kept as far as it went.
+    await this.trace.end();
 
     // An internal error may be the store itself; only model failures and cancellations end with
     // a checkpoint. Messages the failed step completed are kept either way.
@@ -420,6 +433,7 @@ class Execution {
 
   private async *beginStep(step_name: "model" | "tools"): AsyncGenerator<RunEvent> {
     this.step++;
+    this.trace.begin(this.step, step_name, step_name === "model" ? this.setup.model : undefined);
     yield this.open.stepStarted(this.step, step_name);
   }
 

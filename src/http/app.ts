@@ -179,13 +179,30 @@ const CORS_EXPOSE_HEADERS = [
 ];
 
 /**
+ * Whether an origin is one of `patterns`: an exact origin, or one ending in `:*` for that scheme
+ * and host on any port, the default one included (`http://localhost:*`, what `serve --watch`
+ * allows by default).
+ */
+export function originMatcher(patterns: readonly string[]): (origin: string) => boolean {
+  const exact = new Set(patterns.filter((p) => !p.endsWith(":*")));
+  const anyPort = patterns.filter((p) => p.endsWith(":*")).map((p) => p.slice(0, -1));
+  return (origin) =>
+    exact.has(origin) ||
+    anyPort.some((head) =>
+      origin === head.slice(0, -1) ||
+      (origin.startsWith(head) && /^\d{1,5}$/.test(origin.slice(head.length)))
+    );
+}
+
+/**
  * `hono/cors` for `http_server { cors { ... } }`: the listed origins (or any, with `"*"`) may call
  * every route, and preflights are answered before anything else looks at the request.
  */
 function corsMiddleware(config: CorsConfig) {
   const any = config.allow_origins.includes("*");
+  const allowed = originMatcher(config.allow_origins);
   return cors({
-    origin: any ? "*" : config.allow_origins,
+    origin: any ? "*" : (origin) => allowed(origin) ? origin : null,
     allowMethods: ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"],
     allowHeaders: [...new Set([...CORS_ALLOW_HEADERS, ...config.allow_headers])],
     exposeHeaders: [...new Set([...CORS_EXPOSE_HEADERS, ...config.expose_headers])],

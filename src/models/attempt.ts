@@ -38,6 +38,10 @@ export interface Established {
   controller: AbortController;
   /** Detaches the attempt from the run's signal. */
   release: () => void;
+  /** What the fetch saw (the request sent included). */
+  observed: Observed;
+  /** The AI SDK call the provider's model received. */
+  callOptions: unknown;
 }
 
 /** Parts that mean the model has started answering. */
@@ -92,6 +96,7 @@ export async function attempt(ctx: OpenContext): Promise<Established | Failure> 
   const observed: Observed = { firstByte: false, onFirstByte: () => clearTimeout(timer) };
 
   let reader: ReadableStreamDefaultReader<Part> | undefined;
+  let callOptions: ReturnType<typeof toCallOptions> | undefined;
   let pending: PromiseLike<{ stream: ReadableStream<Part> }> | undefined;
   try {
     const model = await entry.create({
@@ -109,8 +114,8 @@ export async function attempt(ctx: OpenContext): Promise<Established | Failure> 
         controller.abort(new DOMException("model stream establishment timed out", "TimeoutError"));
       }, resolved.timeout);
     }
-    const options = toCallOptions(ctx.request, resolved.inference_params, entry, controller.signal);
-    pending = model.doStream(options);
+    callOptions = toCallOptions(ctx.request, resolved.inference_params, entry, controller.signal);
+    pending = model.doStream(callOptions);
     const { stream } = await Promise.race([pending, interrupted]);
     reader = stream.getReader();
     const buffered: Part[] = [];
@@ -122,7 +127,7 @@ export async function attempt(ctx: OpenContext): Promise<Established | Failure> 
       if (OUTPUT_PARTS.has(next.value.type)) break;
     }
     clearTimeout(timer);
-    return { reader, buffered, controller, release };
+    return { reader, buffered, controller, release, observed, callOptions };
   } catch (e) {
     clearTimeout(timer);
     release();

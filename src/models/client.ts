@@ -19,6 +19,7 @@ import { apiKeyOf, attempt, type OpenContext } from "./attempt.ts";
 import { modelEvents } from "./model_events.ts";
 import { providerEntry } from "./registry.ts";
 import { retryDelay } from "./retry.ts";
+import { sentRequest } from "./sent_request.ts";
 import { ModelError, type ModelMetrics } from "./types.ts";
 import { secretScrubber } from "../secrets.ts";
 import type { ModelClient, ModelStream } from "./types.ts";
@@ -79,6 +80,13 @@ async function open(ctx: OpenContext): Promise<ModelStream> {
         attempts: n,
         establish_ms: Math.round(performance.now() - ctx.startedAt),
         events: modelEvents(ctx, result, n),
+        sent: (maxBytes) =>
+          sentRequest(
+            ctx.entry.http ? result.observed.request : undefined,
+            result.callOptions,
+            ctx.scrub,
+            maxBytes,
+          ),
       };
     }
     const retrying = result.transient && n < maxAttempts;

@@ -1,6 +1,6 @@
 /**
- * The fetch a provider's AI SDK model uses for one attempt: it pins the attempt's signal and
- * records what the provider answered (status, headers, a connection or body error, the first body
+ * The fetch a provider's AI SDK model uses for one attempt: it pins the attempt's signal, keeps
+ * the request it sends (for the run's step record) and records what the provider answered (status, headers, a connection or body error, the first body
  * byte), so the client classifies failures itself and stops the establishment timeout at the
  * first byte.
  */
@@ -19,6 +19,8 @@ export interface Observed {
   firstByte: boolean;
   /** Called once, at the first body byte. */
   onFirstByte: () => void;
+  /** The last request sent, as the provider received it (kept, never copied or masked here). */
+  request?: { url: string; method: string; headers: Headers; body: unknown };
 }
 
 /**
@@ -35,6 +37,12 @@ export function observedFetch(
   observed: Observed,
 ): typeof fetch {
   return async (input, init) => {
+    observed.request = {
+      url: input instanceof Request ? input.url : String(input),
+      method: init?.method ?? (input instanceof Request ? input.method : "GET"),
+      headers: new Headers(init?.headers ?? (input instanceof Request ? input.headers : undefined)),
+      body: init?.body,
+    };
     let response: Response;
     try {
       response = await base(input, { ...init, signal });

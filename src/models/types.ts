@@ -4,6 +4,7 @@
  */
 import type { InferenceParams, RetryConfig } from "../config/schema/agent.ts";
 import type { Message } from "../api/schemas.ts";
+import type { SentRequest } from "../api/run_steps.ts";
 
 /** The model a run uses after resolution (manifest, then environment, then run override). */
 export interface ResolvedModel {
@@ -116,6 +117,11 @@ export interface ModelStream {
   establish_ms: number;
   /** The stream's events, ending with a finish event. */
   events: AsyncIterable<ModelEvent>;
+  /**
+   * The request that established it, as the provider received it (secrets masked, the body cut
+   * at `maxBytes`); built on call. Absent from clients that cannot tell (test doubles).
+   */
+  sent?: (maxBytes: number) => SentRequest;
 }
 
 /** Opens model streams; the engine's only view of providers. */

@@ -6,6 +6,7 @@
  * `StoreError`s (./errors.ts), never as HTTP errors.
  */
 import type { ModelReport, Usage } from "../api/usage.ts";
+import type { RunStep } from "../api/run_steps.ts";
 import type {
   Checkpoint,
   CheckpointState,
@@ -344,6 +345,14 @@ export interface Store {
    */
   saveModelReport(runId: string, report: ModelReport, attempt?: number): Promise<void>;
   /**
+   * Keeps what step `step.step` of a run did (`GET /v1/runs/{id}/steps`), one record per step and
+   * attempt (written again, it replaces that attempt's). With `attempt`, only while that attempt
+   * owns the run. Nothing when the run does not exist.
+   */
+  saveRunStep(runId: string, step: RunStep, attempt?: number): Promise<void>;
+  /** The steps of a run of the tenant, in step then attempt order; null without such a run. */
+  listRunSteps(tenant: string, runId: string): Promise<RunStep[] | null>;
+  /**
    * Cancels a running run of the tenant (no change when terminal). Returns the run after the
    * call, or null when the tenant has no such run.
    */
@@ -463,6 +472,9 @@ export type RunMethods = Pick<
   | "saveModelReport"
   | "cancelRun"
 >;
+
+/** The methods of a `Store` on the step records of runs. */
+export type RunStepMethods = Pick<Store, "saveRunStep" | "listRunSteps">;
 
 /** The methods of a `Store` on chains of runs. */
 export type ChainMethods = Pick<Store, "runChain" | "listChains">;

@@ -45,8 +45,8 @@ Deno.test("formatIssues adds the value's origin, names union shapes and suggests
     "agent.max_steps: expected number, received string (value from ${env.STEPS})",
     "agent.name: missing required attribute (expected string)",
     "runtime.storag: unknown attribute or block (did you mean storage?); expected one of: " +
-    "default_tenant_id, max_session_bytes, max_message_bytes, storage, pubsub, replica, runs, attached, tools, metrics, log_level, " +
-    "log_format",
+    "default_tenant_id, max_session_bytes, max_message_bytes, storage, pubsub, replica, runs, attached, tools, metrics, " +
+    "record_model_requests, log_level, log_format",
     "tool.a.permissions.net: expected boolean or array, received number",
   ]);
 });

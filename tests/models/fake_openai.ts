@@ -10,7 +10,7 @@ export type { Behaviour, FakeServer, Frame } from "./fake_server.ts";
 const MODEL = "gpt-fake";
 
 /** One chat.completion.chunk. */
-function chunk(delta: Record<string, unknown>, finish: string | null = null): Frame {
+export function chunk(delta: Record<string, unknown>, finish: string | null = null): Frame {
   return {
     data: {
       id: "chatcmpl-fake",
@@ -23,7 +23,7 @@ function chunk(delta: Record<string, unknown>, finish: string | null = null): Fr
 }
 
 /** The trailing frames: finish reason, usage chunk, `[DONE]`. */
-function tail(finish: string, usage = { prompt_tokens: 11, completion_tokens: 7 }): Frame[] {
+export function tail(finish: string, usage = { prompt_tokens: 11, completion_tokens: 7 }): Frame[] {
   return [
     chunk({}, finish),
     {

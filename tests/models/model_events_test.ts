@@ -107,6 +107,8 @@ function establishedOf(parts: Part[]): Established {
     buffered: [],
     controller: new AbortController(),
     release: () => {},
+    observed: { firstByte: true, onFirstByte: () => {} },
+    callOptions: {},
   };
 }
 

@@ -142,6 +142,11 @@ export const RuntimeSchema = z.object({
   attached: AttachedSchema.prefault({}),
   tools: ToolsRuntimeSchema.prefault({}),
   metrics: MetricsRuntimeSchema.prefault({}),
+  /**
+   * Whether each model step's request is kept as the provider received it (secrets masked, the
+   * body cut at 64 KiB) for `GET /v1/runs/{id}/steps`. Unset: off, but on under `serve --watch`.
+   */
+  record_model_requests: z.boolean().optional(),
   log_level: z.enum(["debug", "info", "warn", "error"]).default("info"),
   /**
    * `text`: a line for people (time, level, message, fields; colours on a terminal); `json`: one

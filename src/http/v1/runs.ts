@@ -7,6 +7,7 @@ import {
   RunSchema,
   RunStartedSchema,
 } from "../../api/schemas.ts";
+import { RunStepListSchema } from "../../api/run_steps.ts";
 import { errors } from "../../errors.ts";
 import { RunEventSchema } from "../../api/events.ts";
 import {
@@ -110,6 +111,32 @@ export function runRoutes(): Routes {
     const run = await c.get("services").store.getRun(c.get("tenant"), id);
     if (!run) throw errors.runNotFound(id);
     return c.json(run);
+  });
+
+  route(r, {
+    method: "get",
+    path: "/runs/{run_id}/steps",
+    operationId: "listRunSteps",
+    tags: ["Runs"],
+    summary: "Read what a run did step by step",
+    description: "Each step's start and duration; a model step's time to first token and, with " +
+      "`runtime.record_model_requests` (on under `serve --watch`), the request as the provider " +
+      "received it, secrets masked and the body cut at 64 KiB; a tool step's server tool calls " +
+      "with arguments, results and durations. Tokens and finish reasons are the run's " +
+      "`model_steps`. Another tenant's run is not found.",
+    request: { params: RunParams, query: NoQuerySchema },
+    responses: {
+      200: {
+        description: "The run's steps (so far, while it runs).",
+        content: { "application/json": { schema: RunStepListSchema } },
+      },
+    },
+    "x-errors": [404002],
+  }, async (c) => {
+    const id = c.req.valid("param").run_id;
+    const steps = await c.get("services").store.listRunSteps(c.get("tenant"), id);
+    if (!steps) throw errors.runNotFound(id);
+    return c.json({ data: steps });
   });
 
   route(r, {

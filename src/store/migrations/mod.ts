@@ -11,6 +11,7 @@ import { runModelReport } from "./0006_run_model_report.ts";
 import { runAttempts } from "./0007_run_attempts.ts";
 import { runHandoffs } from "./0008_run_handoffs.ts";
 import { runClientGone } from "./0009_run_client_gone.ts";
+import { runSteps } from "./0010_run_steps.ts";
 import type { Migration } from "./types.ts";
 
 export type { Conversion, Migration, MigrationQuery } from "./types.ts";
@@ -26,6 +27,7 @@ export const migrations: readonly Migration[] = [
   runAttempts,
   runHandoffs,
   runClientGone,
+  runSteps,
 ];
 
 /** The bookkeeping table both dialects create before applying anything. */

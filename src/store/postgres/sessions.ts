@@ -63,6 +63,7 @@ export function postgresSessions(sql: postgres.Sql, clock: Clock): SessionMethod
         await tx`DELETE FROM messages WHERE tenant_id = ${tenant} AND session_id = ${sessionId}`;
         await tx`DELETE FROM checkpoints WHERE tenant_id = ${tenant} AND session_id = ${sessionId}`;
         await tx`DELETE FROM run_links WHERE tenant_id = ${tenant} AND session_id = ${sessionId}`;
+        await tx`DELETE FROM run_steps WHERE tenant_id = ${tenant} AND session_id = ${sessionId}`;
         await tx`DELETE FROM runs WHERE tenant_id = ${tenant} AND session_id = ${sessionId}`;
         await tx`DELETE FROM sessions WHERE tenant_id = ${tenant} AND session_id = ${sessionId}`;
       });

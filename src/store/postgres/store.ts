@@ -23,6 +23,7 @@ import { postgresLeases } from "./leases.ts";
 import { postgresClientGone } from "./client_gone.ts";
 import { postgresMessages } from "./messages.ts";
 import { postgresRuns } from "./runs.ts";
+import { postgresRunSteps } from "./run_steps.ts";
 import { postgresSessions } from "./sessions.ts";
 
 /** Options of the PostgreSQL store. */
@@ -79,6 +80,7 @@ function postgresStore(options: PostgresStoreOptions): PostgresStore {
     ...postgresSessions(sql, clock),
     ...postgresMessages(sql, clock),
     ...postgresRuns(sql, clock, channel),
+    ...postgresRunSteps(sql),
     ...postgresChains(sql),
     ...postgresLeases(sql, clock, channel, unlisteners),
     ...postgresClientGone(sql, clock, channel),

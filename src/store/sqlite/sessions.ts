@@ -86,7 +86,16 @@ export function sqliteSessions(
         commits.write(() => {
           requireSession(conn, tenant, sessionId);
           requireIdle(conn, tenant, sessionId, null);
-          for (const table of ["messages", "checkpoints", "run_links", "runs", "sessions"]) {
+          for (
+            const table of [
+              "messages",
+              "checkpoints",
+              "run_links",
+              "run_steps",
+              "runs",
+              "sessions",
+            ]
+          ) {
             conn.run(
               `DELETE FROM ${table} WHERE tenant_id = ? AND session_id = ?`,
               tenant,

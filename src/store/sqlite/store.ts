@@ -24,6 +24,7 @@ import { sqliteLeases } from "./leases.ts";
 import { sqliteClientGone } from "./client_gone.ts";
 import { sqliteMessages } from "./messages.ts";
 import { sqliteRuns } from "./runs.ts";
+import { sqliteRunSteps } from "./run_steps.ts";
 import { sqliteSessions } from "./sessions.ts";
 
 /**
@@ -89,6 +90,7 @@ function sqliteStore(options: SqliteStoreOptions): SqliteStore {
     ...sqliteSessions(conn, commits, clock),
     ...sqliteMessages(conn, commits, clock),
     ...sqliteRuns(conn, commits, clock),
+    ...sqliteRunSteps(conn, commits),
     ...sqliteChains(conn),
     ...sqliteLeases(conn, commits, clock),
     ...sqliteClientGone(conn, commits, clock),

@@ -67,6 +67,43 @@ export async function runSteps(t: Deno.TestContext, c: Contract): Promise<void> 
     assert.equal((await store.listRuns(tenant, "s", {}, { per_page: 10 })).count, 1);
   });
 
+  await t.step("runs: step records are saved per step and attempt, listed per tenant", async () => {
+    const tenant = newTenant();
+    await store.createSession(tenant, { session_id: "s" });
+    const runId = newId("r");
+    await store.createRun(tenant, {
+      run_id: runId,
+      session_id: "s",
+      parent_checkpoint_id: null,
+      owner: "o",
+    });
+    assert.deepEqual(await store.listRunSteps(tenant, runId), []);
+    const step = (n: number, kind: "model" | "tools", attempt = 1) => ({
+      step: n,
+      kind,
+      attempt,
+      started_at: "2026-11-26T16:00:00.000Z",
+      duration_ms: n,
+      ...(kind === "model" ? { first_token_ms: 0.5, request: null } : { tool_calls: [] }),
+    });
+    await store.saveRunStep(runId, step(2, "tools"), 1);
+    await store.saveRunStep(runId, step(1, "model"), 1);
+    // Written again by the same attempt: replaced.
+    await store.saveRunStep(runId, { ...step(2, "tools"), duration_ms: 20 }, 1);
+    // A write of an attempt that does not own the run is dropped; without one it is not fenced.
+    await store.saveRunStep(runId, step(3, "model", 2), 2);
+    await store.saveRunStep(newId("r"), step(1, "model"));
+    assert.deepEqual(await store.listRunSteps(tenant, runId), [
+      step(1, "model"),
+      { ...step(2, "tools"), duration_ms: 20 },
+    ]);
+    assert.equal(await store.listRunSteps(newTenant(), runId), null);
+    assert.equal(await store.listRunSteps(tenant, "nope"), null);
+    await store.finishRun(runId, { status: "completed" });
+    await store.deleteSession(tenant, "s");
+    assert.equal(await store.listRunSteps(tenant, runId), null);
+  });
+
   await t.step("runs: create, get, 404001, one running run per session (409003)", async () => {
     const tenant = newTenant();
     await assertError(
