@@ -618,15 +618,33 @@ slowTest({
     assert.equal(JSON.parse(await textOf(page, "#state")).counter, 11);
     assert.ok(await page.locator("#state-edit-box").isHidden(), "an edit is used once");
 
-    // A finished run shows its model steps with finish reasons and tokens.
+    // A finished run unfolds into its steps: timings, finish reasons and tokens, tool calls.
     const steps = page.locator(`#runs .run[data-run-id="${forked}"] .run-steps`);
     await steps.waitFor();
-    await steps.locator("summary").click();
-    assert.match(await steps.locator("summary").textContent() ?? "", /s · 2 model steps · in \d+/);
-    const stepLines = await steps.locator(".run-step").allTextContents();
-    assert.equal(stepLines.length, 2, stepLines.join("\n"));
-    assert.match(stepLines[0], /^step \d+: tool_calls, in \d+ \/ out \d+ tokens$/);
-    assert.match(stepLines[1], /^step \d+: stop, in \d+ \/ out \d+ tokens$/);
+    await steps.locator("> summary").click();
+    assert.match(
+      await steps.locator("> summary").textContent() ?? "",
+      /s · 2 model steps · in \d+/,
+    );
+    await steps.locator(".run-step").first().waitFor();
+    // Its steps: model, tools, model (and a tools step first when it answers calls left open).
+    const stepLines = await steps.locator(".run-step .step-head").allTextContents();
+    const time = "[\\d.]+ m?s";
+    const model = stepLines.filter((line) => / · model · /.test(line));
+    assert.equal(model.length, 2, stepLines.join("\n"));
+    assert.match(
+      model[0],
+      new RegExp(
+        `^step \\d+ · model · ${time} · first token ${time} · tool_calls · in \\d+ / out \\d+ tokens$`,
+      ),
+    );
+    assert.match(
+      model[1],
+      new RegExp(`^step \\d+ · model · .* · stop · in \\d+ / out \\d+ tokens$`),
+    );
+    const toolSteps = stepLines.filter((line) => !/ · model · /.test(line));
+    assert.ok(toolSteps.length >= 1, stepLines.join("\n"));
+    for (const line of toolSteps) assert.match(line, new RegExp(`^step \\d+ · tools · ${time}$`));
 
     // Sessions are titled by their first message, found by search, and deleted.
     const first = await textOf(page, "#session-label");

@@ -23,6 +23,7 @@ import PAGE_JS from "./static/page.js" with { type: "text" };
 import PANELS_JS from "./static/panels.js" with { type: "text" };
 import PATCH_JS from "./static/patch.js" with { type: "text" };
 import RUNS_JS from "./static/runs.js" with { type: "text" };
+import RUN_VIEW_JS from "./static/run_view.js" with { type: "text" };
 import SESSIONS_JS from "./static/sessions.js" with { type: "text" };
 import SETTINGS_JS from "./static/settings.js" with { type: "text" };
 import SSE_JS from "./static/sse.js" with { type: "text" };
@@ -78,6 +79,7 @@ const FILES: Record<string, [body: string, type: string]> = {
   "/playground/panels.js": [PANELS_JS, JS],
   "/playground/patch.js": [PATCH_JS, JS],
   "/playground/runs.js": [RUNS_JS, JS],
+  "/playground/run_view.js": [RUN_VIEW_JS, JS],
   "/playground/sessions.js": [SESSIONS_JS, JS],
   "/playground/settings.js": [SETTINGS_JS, JS],
   "/playground/sse.js": [SSE_JS, JS],

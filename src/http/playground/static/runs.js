@@ -2,7 +2,7 @@
  * Runs: starting one (attached or detached), following its events, re-attaching, cancelling.
  */
 import { api, authHeaders, enc, errorOf, openEvents } from "./api.js";
-import { $, pretty, short } from "./dom.js";
+import { $, short } from "./dom.js";
 import { clearFork, closeStateEdit, editedState, fork } from "./history.js";
 import { hideInterrupt } from "./interrupts.js";
 import {
@@ -29,8 +29,11 @@ import { ASK_USER, modelOverride } from "./settings.js";
 import { readEvents } from "./sse.js";
 import { saved } from "./storage.js";
 import {
+  addCardArgs,
   addUser,
   bubble,
+  endCardArgs,
+  onReasoning,
   renderMessages,
   scrollDown,
   setCardResult,
@@ -78,6 +81,11 @@ function onEvent(ev, obs) {
     case "text_message_end":
       bubble(ev.message_id).el.classList.remove("streaming");
       break;
+    case "reasoning_message_start":
+    case "reasoning_message_content":
+    case "reasoning_message_end":
+      onReasoning(ev);
+      break;
     case "tool_call_start":
       setCardStatus(
         toolCard(ev.tool_call_id, ev.tool_name, ev.parent_message_id),
@@ -86,26 +94,12 @@ function onEvent(ev, obs) {
       );
       scrollDown(false);
       break;
-    case "tool_call_args": {
-      const card = ui.cards.get(ev.tool_call_id);
-      if (card) {
-        card.argsText += ev.delta;
-        card.argsEl.textContent = card.argsText;
-      }
+    case "tool_call_args":
+      addCardArgs(ev.tool_call_id, ev.delta);
       break;
-    }
-    case "tool_call_end": {
-      const card = ui.cards.get(ev.tool_call_id);
-      if (card) {
-        try {
-          card.argsEl.textContent = pretty(JSON.parse(card.argsText));
-        } catch {
-          // Keep the raw text.
-        }
-        setCardStatus(card, "called", "called");
-      }
+    case "tool_call_end":
+      endCardArgs(ev.tool_call_id);
       break;
-    }
     case "tool_call_result":
       setCardResult(
         ui.cards.get(ev.tool_call_id) || toolCard(ev.tool_call_id, "tool", null),

@@ -17,6 +17,7 @@ import {
   ui,
 } from "./page.js";
 import { resetRunPanels, setContext } from "./panels.js";
+import { runView, usageLine } from "./run_view.js";
 import { attach, cancelRun, stopObserving } from "./runs.js";
 import { saved } from "./storage.js";
 import { markPending, renderMessages, resetTranscript, syncEmpty } from "./transcript.js";
@@ -153,6 +154,7 @@ export async function refreshRuns() {
 export function renderRuns() {
   const list = $("runs");
   list.replaceChildren();
+  refreshSessionUsage();
   if (!ui.session) {
     list.append(h("li", { class: "empty muted", text: "Pick a session." }));
     return;
@@ -197,44 +199,27 @@ export function renderRuns() {
       run.error
         ? h("div", { class: "run-error", text: run.error.message || run.error.code })
         : null,
-      running ? null : runSteps(run),
+      running ? null : runView(run),
     ));
   }
 }
 
-/** Tokens as "in 120 / out 35" (what the provider reported). */
-function tokens(usage) {
-  if (!usage) return "no usage reported";
-  const parts = [];
-  if (usage.input_tokens !== undefined) parts.push("in " + usage.input_tokens);
-  if (usage.output_tokens !== undefined) parts.push("out " + usage.output_tokens);
-  return parts.length ? parts.join(" / ") + " tokens" : "no usage reported";
-}
-
-/** A finished run's steps: duration, each model step's finish reason and tokens, the total. */
-function runSteps(run) {
-  const ms = Date.parse(run.updated_at) - Date.parse(run.created_at);
-  const steps = Array.isArray(run.model_steps) ? run.model_steps : [];
-  return h(
-    "details",
-    { class: "run-steps" },
-    h("summary", {
-      text: (Number.isFinite(ms) ? (ms / 1000).toFixed(2) + " s \u00b7 " : "") +
-        steps.length + " model step" + (steps.length === 1 ? "" : "s") + " \u00b7 " +
-        tokens(run.usage),
-    }),
-    h(
-      "ol",
-      {},
-      ...steps.map((s) =>
-        h("li", {
-          class: "run-step",
-          dataset: { step: String(s.step) },
-          text: "step " + s.step + ": " + s.finish_reason + ", " + tokens(s.usage),
-        })
-      ),
-    ),
-  );
+/** Shows the session's usage and cost (GET /v1/sessions/{id} sums its runs'). */
+export async function refreshSessionUsage() {
+  const el = $("session-usage");
+  const id = ui.session;
+  if (!id) {
+    el.textContent = "";
+    return;
+  }
+  try {
+    const session = await api("GET", "/v1/sessions/" + enc(id));
+    if (id !== ui.session) return;
+    const line = usageLine(session.usage, session.cost);
+    el.textContent = line ? "Session: " + line : "";
+  } catch {
+    el.textContent = "";
+  }
 }
 
 /** Opens a session: its conversation, runs, state, open interrupt, and its running run if any. */

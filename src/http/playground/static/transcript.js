@@ -1,14 +1,19 @@
 /**
- * The conversation: user messages, streamed agent messages and their tool-call cards.
+ * The conversation: user messages, streamed agent messages with their reasoning (collapsed) and
+ * their tool-call cards.
  */
 import { $, h, pretty } from "./dom.js";
 import { ui } from "./page.js";
+
+/** Reasoning blocks by id (the `reasoning_message_*` events' `message_id`). */
+const reasonings = new Map();
 
 /** Empties the conversation. */
 export function resetTranscript() {
   $("transcript").replaceChildren();
   ui.bubbles.clear();
   ui.cards.clear();
+  reasonings.clear();
 }
 
 /** Shows the welcome text while the conversation is empty. */
@@ -53,18 +58,79 @@ export function addUser(text, id) {
 export function bubble(id) {
   let b = ui.bubbles.get(id);
   if (b) return b;
+  const reasoningEl = h("div", { class: "reasonings" });
   const textEl = h("div", { class: "text" });
   const toolsEl = h("div", { class: "tools" });
   const el = h(
     "div",
     { class: "msg assistant", dataset: { messageId: id } },
     h("div", { class: "role", text: "agent" }),
-    h("div", { class: "bubble" }, textEl, toolsEl),
+    h("div", { class: "bubble" }, reasoningEl, textEl, toolsEl),
   );
-  b = { el, textEl, toolsEl };
+  b = { el, reasoningEl, textEl, toolsEl };
   ui.bubbles.set(id, b);
   append(el);
   return b;
+}
+
+/**
+ * The reasoning block `id` of agent message `parentId`, created collapsed when new: the model's
+ * thinking is there to open, not in the way of its answer.
+ */
+export function reasoningBlock(id, parentId) {
+  let block = reasonings.get(id);
+  if (block) return block;
+  const summaryEl = h("summary", { text: "Reasoning" });
+  const textEl = h("div", { class: "reasoning-text" });
+  const el = h("details", { class: "reasoning", dataset: { reasoningId: id } }, summaryEl, textEl);
+  bubble(parentId).reasoningEl.append(el);
+  block = { el, summaryEl, textEl };
+  reasonings.set(id, block);
+  return block;
+}
+
+/** Ends a reasoning block: its summary says how long it is, or that only the provider can read it. */
+export function endReasoning(block, encrypted) {
+  block.el.classList.remove("streaming");
+  const words = (block.textEl.textContent.match(/\S+/g) || []).length;
+  block.summaryEl.textContent = words > 0
+    ? "Reasoning \u00b7 " + words + " word" + (words === 1 ? "" : "s")
+    : encrypted
+    ? "Reasoning (encrypted by the provider)"
+    : "Reasoning";
+}
+
+/** Draws a `reasoning_message_*` event. */
+export function onReasoning(ev) {
+  if (ev.kind === "reasoning_message_start") {
+    reasoningBlock(ev.message_id, ev.parent_message_id).el.classList.add("streaming");
+    scrollDown(false);
+    return;
+  }
+  // Joined after its start (a live-only re-attach): in a message of its own.
+  const block = reasoningBlock(ev.message_id, "reasoning-" + ev.message_id);
+  if (ev.kind === "reasoning_message_content") block.textEl.textContent += ev.delta;
+  else endReasoning(block, !!ev.encrypted_value);
+}
+
+/** Appends streamed arguments to a tool call's card. */
+export function addCardArgs(id, delta) {
+  const card = ui.cards.get(id);
+  if (!card) return;
+  card.argsText += delta;
+  card.argsEl.textContent = card.argsText;
+}
+
+/** The arguments of a tool call are complete: shown as JSON when they parse. */
+export function endCardArgs(id) {
+  const card = ui.cards.get(id);
+  if (!card) return;
+  try {
+    card.argsEl.textContent = pretty(JSON.parse(card.argsText));
+  } catch {
+    // Keep the raw text.
+  }
+  setCardStatus(card, "called", "called");
 }
 
 /** The card of a tool call, created in its message when new. */
@@ -127,6 +193,12 @@ export function renderMessages(messages) {
       addUser(text || pretty(dataOf(m.content)), m.message_id);
     } else if (m.role === "assistant") {
       const b = bubble(m.message_id);
+      (m.content || []).forEach((p, i) => {
+        if (p.type !== "reasoning") return;
+        const block = reasoningBlock(m.message_id + ":" + i, m.message_id);
+        block.textEl.textContent = p.value || "";
+        endReasoning(block, !p.value);
+      });
       b.textEl.textContent = textOf(m.content);
       for (const call of m.tool_calls || []) {
         const card = toolCard(call.id, call.name, m.message_id);
