@@ -318,6 +318,25 @@ export const ResumePayloadSchema = z.object({
 /** A validated `resume_payload`. */
 export type ResumePayload = z.infer<typeof ResumePayloadSchema>;
 
+/** What a run request does when its session already has a run going (docs/api.md). */
+export const MultitaskStrategySchema = z.enum([
+  "reject",
+  "enqueue",
+  "interrupt",
+  "rollback",
+  "steer",
+]).meta({
+  id: "MultitaskStrategy",
+  description: "What a run request does when its session already has a running (or queued) " +
+    "run: `reject` it (409003, the default), `enqueue` it (it starts once that run ended), " +
+    "`interrupt` that run (cancelled, its progress kept) or `rollback` it (cancelled, its " +
+    "messages removed) and start, or `steer` it: the request's messages join that run at its " +
+    "next step boundary and no run starts (docs/api.md, Double texting).",
+});
+
+/** A validated `multitask_strategy`. */
+export type MultitaskStrategy = z.infer<typeof MultitaskStrategySchema>;
+
 /** The run request body of `POST /v1/runs` and `POST /v1/runs/start`. */
 export const RunRequestSchema = z.object({
   session_id: ClientIdSchema.nullish().describe(
@@ -358,6 +377,9 @@ export const RunRequestSchema = z.object({
   tools: z.array(ToolDefinitionSchema).nullish().describe(
     "Client tools the model may call in this run; a call stops the run `interrupted` until the " +
       "client answers it.",
+  ),
+  multitask_strategy: MultitaskStrategySchema.nullish().describe(
+    "What to do when the session already has a running (or queued) run; `reject` when absent.",
   ),
   on_disconnect: z.enum(["cancel", "continue"]).nullish().describe(
     "What closing the response of `POST /v1/runs` does: `cancel` the run (the spec's rule, the " +

@@ -37,6 +37,7 @@ import { Leases } from "./leases.ts";
 import { ClientGrace } from "./client_grace.ts";
 import { outcomeOf, saveOutcome } from "./outcome.ts";
 import { passedOn, passOn, resumedActive, resumedRequest } from "./attempts.ts";
+import { Multitask, sessionBusy, type WayStrategy } from "./multitask.ts";
 import { RunQueue } from "./run_queue.ts";
 import { type AttachOptions, openRunStream, queuedEvents, type RunStream } from "./stream.ts";
 import {
@@ -97,6 +98,8 @@ export class RunService {
   readonly #queue: RunQueue;
   /** The re-attach grace of attached runs whose client went away. */
   readonly #clientGrace: ClientGrace;
+  /** Double texting: starts that make way for themselves in a busy session. */
+  readonly #multitask: Multitask;
   #accepting = true;
   /** Set when shutdown's grace is over: unsaved outcomes are not retried any more. */
   #stopRetrying = false;
@@ -134,6 +137,14 @@ export class RunService {
       log: this.#log,
       graceMs: runtime.attached.reattach_grace,
       cancelled: (runId) => this.#abortLocal(runId),
+    });
+    this.#multitask = new Multitask({
+      store: this.#store,
+      log: this.#log,
+      attach: (tenant, runId, options) => this.attach(tenant, runId, options),
+      lastSeq: (runId) => this.#delivery.lastSeq(runId),
+      cancel: (tenant, runId) => this.cancel(tenant, runId),
+      pollInterval: this.#pollInterval,
     });
     this.#leases = new Leases({
       store: this.#store,
@@ -181,7 +192,34 @@ export class RunService {
    * Validates and starts a run. Every client mistake is thrown before anything is written; the
    * session is created when the request names one that does not exist yet.
    */
-  async start(
+  start(
+    tenant: string,
+    request: RunRequest,
+    attached: boolean,
+    link?: RunLink,
+  ): Promise<StartedRun> {
+    const strategy = request.multitask_strategy ?? "reject";
+    const sessionId = request.session_id;
+    if (strategy === "reject" || !sessionId) return this.#startNow(tenant, request, attached, link);
+    // Double texting (multitask.ts): when the session has a run going, make way for this one.
+    return this.#multitask.inTurn(tenant, sessionId, async () => {
+      while (true) {
+        if (!this.#accepting) throw runServiceErrors.shuttingDown();
+        const current = await this.runningRun(tenant, sessionId);
+        // `steer` waits like `enqueue` until steering lands.
+        const way: WayStrategy = strategy === "steer" ? "enqueue" : strategy;
+        if (current) await this.#multitask.makeWay(tenant, current, way);
+        try {
+          return await this.#startNow(tenant, request, attached, link);
+        } catch (err) {
+          // Another run took the session meanwhile (from another replica): make way again.
+          if (!sessionBusy(err)) throw err;
+        }
+      }
+    });
+  }
+
+  async #startNow(
     tenant: string,
     request: RunRequest,
     attached: boolean,

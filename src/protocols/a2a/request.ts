@@ -6,6 +6,8 @@
 import type { z } from "zod";
 import {
   ClientIdSchema,
+  type MultitaskStrategy,
+  MultitaskStrategySchema,
   type Part as NativePart,
   type ToolDefinition,
   ToolDefinitionSchema,
@@ -178,6 +180,29 @@ export function clientTools(
         field: [field, ...issue.path.map(String)].join("."),
         description: issue.message,
       })),
+    );
+  }
+  return parsed.data;
+}
+
+/**
+ * The `multitask_strategy` of a send (what it does when its context has a working task): the
+ * request's `metadata.multitask_strategy` or, failing that, the message's; undefined when neither
+ * says (`reject`).
+ */
+export function multitaskStrategy(
+  requestMetadata: Record<string, unknown> | null | undefined,
+  messageMetadata?: Record<string, unknown> | null,
+): MultitaskStrategy | undefined {
+  const [value, field] = requestMetadata?.multitask_strategy != null
+    ? [requestMetadata.multitask_strategy, "metadata.multitask_strategy"]
+    : [messageMetadata?.multitask_strategy, "message.metadata.multitask_strategy"];
+  if (value === undefined || value === null) return undefined;
+  const parsed = MultitaskStrategySchema.safeParse(value);
+  if (!parsed.success) {
+    throw a2aErrors.invalid(
+      `${field} must be one of ${MultitaskStrategySchema.options.join(", ")}`,
+      [{ field, description: parsed.error.issues[0]?.message ?? "invalid" }],
     );
   }
   return parsed.data;

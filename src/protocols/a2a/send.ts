@@ -19,6 +19,7 @@ import {
   clientTools,
   contextIdOf,
   mergedContext,
+  multitaskStrategy,
   type OutputModes,
   outputModes,
   pendingCalls,
@@ -65,6 +66,7 @@ export async function prepareSend(call: A2aCall, body: SendMessageRequest): Prom
   }
   const modes = outputModes(configuration.acceptedOutputModes);
   const tools = clientTools(body.metadata, message.metadata);
+  const strategy = multitaskStrategy(body.metadata, message.metadata);
   const runId = crypto.randomUUID();
   const common = {
     modes,
@@ -72,7 +74,10 @@ export async function prepareSend(call: A2aCall, body: SendMessageRequest): Prom
     returnImmediately: configuration.returnImmediately ?? false,
     activated,
   };
-  const withTools = tools.length > 0 ? { tools } : {};
+  const withTools = {
+    ...(tools.length > 0 ? { tools } : {}),
+    ...(strategy ? { multitask_strategy: strategy } : {}),
+  };
 
   let sessionId: string | undefined;
   let state: SessionState | null = null;

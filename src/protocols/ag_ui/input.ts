@@ -4,7 +4,7 @@
  * different values), keeping the spelling the client used so errors name its fields. What the
  * request becomes natively is request.ts's job; see docs/ag-ui.md.
  */
-import type { ModelConfig, ToolDefinition } from "../../api/schemas.ts";
+import type { ModelConfig, MultitaskStrategy, ToolDefinition } from "../../api/schemas.ts";
 import type { OnDisconnect } from "../../config/schema/http_server.ts";
 import { errors, type FieldError } from "../../errors.ts";
 import { fieldError, validate } from "../../http/kit/mod.ts";
@@ -29,6 +29,8 @@ export interface AgUiRunInput {
   model: ModelConfig | null;
   /** `forwardedProps.on_disconnect`; null when absent (the add-on's default applies). */
   onDisconnect: OnDisconnect | null;
+  /** `forwardedProps.multitask_strategy`; null when absent (`reject`). */
+  multitaskStrategy: MultitaskStrategy | null;
   /** Null when absent or empty. */
   resume: { interruptId: string; status: "resolved" | "cancelled"; payload: unknown }[] | null;
   /** The spelling the client used for `forwardedProps`, for error field names. */
@@ -111,6 +113,15 @@ export function resolveRunInput(raw: RawInput): AgUiRunInput {
       fields,
     )
     : [null];
+  const [multitaskStrategy] = forwarded
+    ? alias<MultitaskStrategy>(
+      forwarded as Record<string, unknown>,
+      "multitaskStrategy",
+      "multitask_strategy",
+      `${forwardedPropsName}.`,
+      fields,
+    )
+    : [null];
   const resume = (raw.resume ?? []).map((entry, i) => {
     const [interruptId] = alias<string>(
       entry as Record<string, unknown>,
@@ -140,6 +151,7 @@ export function resolveRunInput(raw: RawInput): AgUiRunInput {
     context: (raw.context ?? []).map((c) => ({ description: c.description, value: c.value })),
     model: forwarded?.model ?? null,
     onDisconnect,
+    multitaskStrategy,
     resume: resume.length > 0 ? resume : null,
     forwardedPropsName,
   };

@@ -81,6 +81,7 @@ export function toRunRequest(input: AgUiRunInput, thread: ThreadView): MappedRun
     context,
     tools: input.tools.length > 0 ? input.tools : null,
     resume_payload: resume.payload,
+    ...(input.multitaskStrategy ? { multitask_strategy: input.multitaskStrategy } : {}),
   };
   return {
     request,

@@ -9,6 +9,7 @@ import {
   ClientIdSchema,
   ContextVarSchema,
   ModelConfigSchema,
+  MultitaskStrategySchema,
   ToolDefinitionSchema,
 } from "../../api/schemas.ts";
 import { OnDisconnectSchema } from "../../config/schema/http_server.ts";
@@ -68,8 +69,9 @@ const ResumeEntrySchema = z.looseObject({
 });
 
 /**
- * `forwardedProps`: free-form, except `model`, which is the native ModelConfig, and
- * `on_disconnect` (or `onDisconnect`), what closing the stream does to the run.
+ * `forwardedProps`: free-form, except `model`, which is the native ModelConfig,
+ * `on_disconnect` (or `onDisconnect`), what closing the stream does to the run, and
+ * `multitask_strategy` (or `multitaskStrategy`), what the run does when its thread is busy.
  */
 const ForwardedPropsSchema = z.looseObject({
   model: ModelConfigSchema.nullish().describe("The run's model configuration (native)."),
@@ -77,6 +79,13 @@ const ForwardedPropsSchema = z.looseObject({
     "What closing the stream does to the run: `cancel` it or let it `continue`.",
   ),
   onDisconnect: OnDisconnectSchema.nullish().describe(`\`on_disconnect\`, in camelCase.`),
+  multitask_strategy: MultitaskStrategySchema.nullish().describe(
+    "What the run does when the thread already has a run going (native `multitask_strategy`); " +
+      "`reject` when absent.",
+  ),
+  multitaskStrategy: MultitaskStrategySchema.nullish().describe(
+    `\`multitask_strategy\`, in camelCase.`,
+  ),
 });
 
 /**
@@ -100,7 +109,7 @@ export const RunAgentInputSchema = z.looseObject({
     "Context variables for the system prompt.",
   ),
   forwardedProps: ForwardedPropsSchema.nullish().describe(
-    "Free-form; `model` and `on_disconnect` are read.",
+    "Free-form; `model`, `on_disconnect` and `multitask_strategy` are read.",
   ),
   forwarded_props: ForwardedPropsSchema.nullish().describe(`\`forwardedProps\`, ${CAMEL}.`),
   resume: z.array(ResumeEntrySchema).nullish().describe(
