@@ -8,7 +8,13 @@
  * cannot drift from what the engine emits.
  */
 import { z } from "zod";
-import { MessageSchema, PatchOperationSchema, RunErrorSchema, RunStatusSchema } from "./schemas.ts";
+import {
+  MessageSchema,
+  PatchOperationSchema,
+  RunErrorSchema,
+  RunStatusSchema,
+  SourceFieldsSchema,
+} from "./schemas.ts";
 import { FinishReasonSchema, UsageSchema } from "./usage.ts";
 
 const StepName = z.enum(["model", "tools"]).describe(
@@ -78,6 +84,10 @@ export const RunEventPayloadSchemas = {
       "The provider's encrypted reasoning, when it sent only that (Anthropic redacted thinking).",
     ),
   }).describe("The block of reasoning is complete."),
+  source: z.object({ message_id: MessageId, ...SourceFieldsSchema.shape }).describe(
+    "A source the model used (a web search result) or a citation of one (`cited_text`), stored " +
+      "as a `source` part of the assistant message.",
+  ),
   tool_call_start: z.object({
     tool_call_id: ToolCallId,
     tool_name: z.string().describe("The tool called (a server or a client tool)."),
@@ -141,6 +151,23 @@ export const RunEventPayloadSchemas = {
     ),
   }).describe("The run ended with its final status (the last event of a stream)."),
 } as const;
+
+/** A source's fields (a `source` event's or a stored `source` part's). */
+export type SourceFields = z.infer<typeof SourceFieldsSchema>;
+
+/** A source's fields in camelCase (AG-UI's CUSTOM `source`, A2A's data part), those it has. */
+export function camelSource(source: SourceFields): Record<string, string> {
+  const out: Record<string, string> = {
+    sourceId: source.source_id,
+    sourceType: source.source_type,
+  };
+  if (source.url !== undefined) out.url = source.url;
+  if (source.title !== undefined) out.title = source.title;
+  if (source.media_type !== undefined) out.mediaType = source.media_type;
+  if (source.filename !== undefined) out.filename = source.filename;
+  if (source.cited_text !== undefined) out.citedText = source.cited_text;
+  return out;
+}
 
 /** Event payloads by kind (without `kind` and `timestamp`). */
 export type RunEventPayloads = {

@@ -48,11 +48,35 @@ export const ReasoningPartSchema = z.object({
   id: "ReasoningPart",
   description: "A part of an assistant message's content: the model's reasoning.",
 });
+/** The fields of a source the model used (a search result, a citation); its event has them too. */
+export const SourceFieldsSchema = z.object({
+  source_id: z.string().describe(
+    "The source's id in the model's answer (the provider's, or the cited URL).",
+  ),
+  source_type: z.enum(["url", "document"]).describe("A web page (`url`) or a document."),
+  url: z.string().optional().describe("The page's URL (`url` sources)."),
+  title: z.string().optional().describe("Its title, when the provider gave one."),
+  media_type: z.string().optional().describe("The document's media type (`document` sources)."),
+  filename: z.string().optional().describe("The document's file name, when it has one."),
+  cited_text: z.string().optional().describe(
+    "A citation: the passage of the source the answer cites (absent on a plain source).",
+  ),
+});
+/** A source part of an assistant message (our addition: web search results, citations). */
+export const SourcePartSchema = z.object({
+  type: z.literal("source").describe("A source the model used, or a citation of one."),
+  ...SourceFieldsSchema.shape,
+}).strict().meta({
+  id: "SourcePart",
+  description: "A part of an assistant message's content: a source the answer used or cites " +
+    "(never sent back to the model).",
+});
 /** A content part of a message. */
 export const PartSchema = z.discriminatedUnion("type", [
   TextPartSchema,
   DataPartSchema,
   ReasoningPartSchema,
+  SourcePartSchema,
 ]).meta({
   id: "Part",
   description: "A content part of a message, by `type`.",

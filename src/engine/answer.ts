@@ -1,15 +1,18 @@
 /**
  * The content of the assistant message a model step is writing, in the order the model gave it:
- * reasoning blocks (with the provider metadata the next request sends back) and text.
+ * reasoning blocks (with the provider metadata the next request sends back) and text; then the
+ * sources it used and cited, in the order they came.
  */
 import type { Part } from "../api/schemas.ts";
-import type { ProviderMetadata } from "../models/mod.ts";
+import type { ModelSource, ProviderMetadata } from "../models/mod.ts";
 
 type Reasoning = Extract<Part, { type: "reasoning" }>;
 
 /** An assistant answer being streamed. */
 export class Answer {
   readonly #parts: Part[] = [];
+  /** Sources go after the content, so they never split its text. */
+  readonly #sources: Part[] = [];
   /** Reasoning blocks by the stream's block id. */
   readonly #reasoning = new Map<string, Reasoning>();
   #text = "";
@@ -25,6 +28,11 @@ export class Answer {
     const last = this.#parts.at(-1);
     if (last?.type === "text") last.value += delta;
     else this.#parts.push({ type: "text", value: delta });
+  }
+
+  /** Adds a source the answer used or cites. */
+  addSource(source: ModelSource): void {
+    this.#sources.push({ type: "source", ...source });
   }
 
   /** Opens a reasoning block. */
@@ -56,11 +64,14 @@ export class Answer {
     return this.parts().length === 0;
   }
 
-  /** The content to store: empty text and empty unsigned reasoning left out. */
+  /** The content to store: empty text and empty unsigned reasoning left out; then the sources. */
   parts(): Part[] {
-    return this.#parts.filter((p) =>
-      p.type === "text" ? p.value !== "" : p.type !== "reasoning" || p.value !== "" ||
-        p.provider_metadata !== undefined
-    ).map((p) => ({ ...p }));
+    return [
+      ...this.#parts.filter((p) =>
+        p.type === "text" ? p.value !== "" : p.type !== "reasoning" || p.value !== "" ||
+          p.provider_metadata !== undefined
+      ),
+      ...this.#sources,
+    ].map((p) => ({ ...p }));
   }
 }

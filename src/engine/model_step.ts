@@ -163,6 +163,10 @@ export async function* streamStep(
         if (entry) entry.result = { value: ev.result, is_error: ev.is_error };
         break;
       }
+      case "source":
+        answer.addSource(ev.source);
+        yield makeEvent("source", { message_id, ...ev.source });
+        break;
       case "warnings":
         out.warnings.push(...ev.warnings);
         break;

@@ -16,6 +16,7 @@ export type {
   ModelEvent,
   ModelMetrics,
   ModelRequest,
+  ModelSource,
   ModelStream,
   ModelTool,
   ModelUsage,

@@ -6,6 +6,7 @@
  * mid-stream: a `ModelError`, never retried. docs/models.md lists what is carried and what is
  * dropped.
  */
+import type { LanguageModelV4StreamPart } from "@ai-sdk/provider";
 import type { Established, OpenContext } from "./attempt.ts";
 import { errorMessage, isRecord } from "./failures.ts";
 import {
@@ -15,7 +16,24 @@ import {
   usageOf,
   warningText,
 } from "./stream_parts.ts";
-import { ModelError, type ModelEvent, type ProviderMetadata } from "./types.ts";
+import { ModelError, type ModelEvent, type ModelSource, type ProviderMetadata } from "./types.ts";
+
+type SourcePart = Extract<LanguageModelV4StreamPart, { type: "source" }>;
+
+/** A source stream part (or a citation's source) in our fields; absent fields stay absent. */
+function sourceOf(part: SourcePart, citedText?: string): ModelSource {
+  const out: ModelSource = part.sourceType === "url"
+    ? { source_id: part.id, source_type: "url", url: part.url }
+    : {
+      source_id: part.id,
+      source_type: "document",
+      media_type: part.mediaType,
+      ...(part.filename ? { filename: part.filename } : {}),
+    };
+  if (part.title) out.title = part.title;
+  if (citedText) out.cited_text = citedText;
+  return out;
+}
 
 /** Maps the established stream to our events; failures here are mid-stream and not retried. */
 export async function* modelEvents(
@@ -105,6 +123,18 @@ export async function* modelEvents(
             mergeMetadata(reasoning.get(part.id), part.providerMetadata as ProviderMetadata),
           );
           yield* endReasoning(part.id);
+          break;
+        case "source":
+          yield { type: "source", source: sourceOf(part) };
+          break;
+        case "text-end":
+          // Citations of the text block just ended (Anthropic), each with the passage it cites.
+          for (const citation of part.citations ?? []) {
+            yield {
+              type: "source",
+              source: sourceOf(citation.source, citation.citedText),
+            };
+          }
           break;
         case "stream-start":
           if (part.warnings.length > 0) {

@@ -26,9 +26,12 @@ export interface PromptOptions {
   inlineSystem: boolean;
 }
 
-/** Renders one part as text: data parts become their JSON, reasoning is not text. */
+/**
+ * Renders one part as text: data parts become their JSON; reasoning is not text, and sources are
+ * never sent back (the answer's text keeps what the model made of them).
+ */
 function partText(part: Part): string {
-  if (part.type === "reasoning") return "";
+  if (part.type === "reasoning" || part.type === "source") return "";
   return part.type === "text" ? part.value : JSON.stringify(part.value ?? null);
 }
 

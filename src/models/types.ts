@@ -59,6 +59,24 @@ export interface ModelUsage {
   cached_input_tokens?: number;
 }
 
+/** A source of a model's answer, in the fields of a stored `source` part. */
+export interface ModelSource {
+  /** The provider's id of the source (a citation's is its URL). */
+  source_id: string;
+  /** A web page or a document. */
+  source_type: "url" | "document";
+  /** The page's URL. */
+  url?: string;
+  /** Its title, when the provider gave one. */
+  title?: string;
+  /** A document's media type. */
+  media_type?: string;
+  /** A document's file name. */
+  filename?: string;
+  /** A citation's passage of the source. */
+  cited_text?: string;
+}
+
 /** One event of an established model response stream. */
 export type ModelEvent =
   | { type: "text-delta"; delta: string }
@@ -96,6 +114,8 @@ export type ModelEvent =
     is_error: boolean;
     provider_metadata?: ProviderMetadata;
   }
+  /** A source the model used (a search result) or a citation of one (with the cited passage). */
+  | { type: "source"; source: ModelSource }
   /** Warnings of the provider about the request (unsupported settings, placeholders). */
   | { type: "warnings"; warnings: string[] }
   | {

@@ -242,7 +242,9 @@ export function user(text: string) {
 /** Messages as compact `role:text` lines (tool calls and data parts rendered as JSON). */
 export function describe(messages: Pick<Message, "role" | "content" | "tool_calls">[]): string[] {
   return messages.map((m) => {
-    const body = m.content.map((p) => p.type === "text" ? p.value : JSON.stringify(p.value)).join(
+    const body = m.content.map((p) =>
+      p.type === "text" ? p.value : JSON.stringify("value" in p ? p.value : p)
+    ).join(
       "",
     );
     const calls = m.tool_calls?.length

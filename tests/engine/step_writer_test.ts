@@ -52,7 +52,10 @@ Deno.test("step writer: a step's messages and checkpoint together; checkpoints c
   await writes.checkpoint({ context: { n: 2 }, step: 2 }, [], false);
   const second = await fx.store.latestCheckpoint("t1", "s1");
   assert.equal(second?.parent_id, first?.checkpoint_id, "chained to the previous one");
-  assert.deepEqual(writes.conversation.map((m) => m.content[0].value), ["a", "b"]);
+  assert.deepEqual(writes.conversation.map((m) => (m.content[0] as { value: unknown }).value), [
+    "a",
+    "b",
+  ]);
 });
 
 Deno.test("step writer: the last step is kept back, handed over once", async () => {
@@ -62,7 +65,9 @@ Deno.test("step writer: the last step is kept back, handed over once", async () 
   await writes.checkpoint({ context: null, step: 1 }, [], true);
   assert.equal(await fx.store.latestCheckpoint("t1", "s1"), null, "not written");
   const last = writes.takeLast();
-  assert.deepEqual(last?.messages.map((m) => m.content[0].value), ["final"]);
+  assert.deepEqual(last?.messages.map((m) => (m.content[0] as { value: unknown }).value), [
+    "final",
+  ]);
   assert.ok(last?.checkpoint);
   assert.equal(writes.takeLast(), null);
 });
@@ -76,5 +81,5 @@ Deno.test("step writer: a failed step's messages become the last step, no checkp
   writes.keepUnsavedAsLast();
   const last = writes.takeLast();
   assert.equal(last?.checkpoint, null);
-  assert.deepEqual(last?.messages.map((m) => m.content[0].value), ["half"]);
+  assert.deepEqual(last?.messages.map((m) => (m.content[0] as { value: unknown }).value), ["half"]);
 });

@@ -8,6 +8,7 @@
 import type { Manifest } from "../../config/schema.ts";
 import { authScheme } from "../../http/kit/mod.ts";
 import { INPUT_MODES, OUTPUT_MODES } from "./request.ts";
+import { AGENTD_EXTENSIONS } from "./task.ts";
 import {
   A2A_BINDINGS,
   A2A_VERSION,
@@ -104,7 +105,7 @@ export function agentCard(manifest: Manifest, url: string, tenant?: string): Age
       streaming: true,
       pushNotifications: false,
       extendedAgentCard: false,
-      extensions: declaredExtensions(manifest),
+      extensions: [...declaredExtensions(manifest), ...AGENTD_EXTENSIONS],
     },
     defaultInputModes: [...INPUT_MODES],
     defaultOutputModes: [...OUTPUT_MODES],

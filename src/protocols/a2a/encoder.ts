@@ -17,11 +17,18 @@
  * `a2aFrames` is the add-on's counterpart of the native `nativeFrames` and AG-UI's `agUiFrames`.
  */
 import jsonpatch from "fast-json-patch";
-import type { RunEvent, RunStreamItem } from "../../api/events.ts";
+import type { RunEvent, RunStreamItem, SourceFields } from "../../api/events.ts";
 import { type Cursor, frameId, isAfter, parseCursor } from "../../http/kit/mod.ts";
 import { ALL_OUTPUT_MODES, type OutputModes } from "./request.ts";
-import type { StreamResponse, Task } from "./responses.ts";
-import { stateArtifact, taskMetadata, taskStatus, textArtifact } from "./task.ts";
+import type { Artifact, StreamResponse, Task } from "./responses.ts";
+import {
+  reasoningArtifact,
+  sourcesArtifact,
+  stateArtifact,
+  taskMetadata,
+  taskStatus,
+  textArtifact,
+} from "./task.ts";
 
 /** Which task the events belong to and what the client accepts. */
 export interface A2aEncoderOptions {
@@ -56,6 +63,10 @@ export class A2aEncoder {
   #held: { messageId: string; text: string } | null = null;
   /** Messages whose artifact has had its first chunk (a reopened message appends). */
   readonly #started = new Set<string>();
+  /** Reasoning blocks streaming: their assistant message and text so far. */
+  readonly #reasoning = new Map<string, { messageId: string; text: string }>();
+  /** Sources by assistant message, sent whole as each message's `sources` artifact at the end. */
+  readonly #sources = new Map<string, SourceFields[]>();
   #finished = false;
 
   constructor(options: A2aEncoderOptions) {
@@ -108,6 +119,31 @@ export class A2aEncoder {
       }
       case "text_message_end":
         return this.#flush(true);
+      case "reasoning_message_start":
+        if (this.#modes.json) {
+          this.#reasoning.set(event.message_id, { messageId: event.parent_message_id, text: "" });
+        }
+        return [];
+      case "reasoning_message_content": {
+        const block = this.#reasoning.get(event.message_id);
+        if (block) block.text += event.delta;
+        return [];
+      }
+      case "reasoning_message_end": {
+        // Whole, once the block ends; an encrypted block has no text to show.
+        const block = this.#reasoning.get(event.message_id);
+        this.#reasoning.delete(event.message_id);
+        if (!block || block.text === "") return [];
+        return [this.#artifact(reasoningArtifact(event.message_id, block.messageId, block.text))];
+      }
+      case "source": {
+        if (!this.#modes.json) return [];
+        const { kind: _k, timestamp: _t, message_id, ...fields } = event;
+        const list = this.#sources.get(message_id) ?? [];
+        list.push(fields);
+        this.#sources.set(message_id, list);
+        return [];
+      }
       case "state_snapshot":
         this.#context = event.context === null ? null : structuredClone(event.context);
         return [];
@@ -117,21 +153,15 @@ export class A2aEncoder {
       case "run_finished": {
         const out = this.#flush(true);
         this.#finished = true;
+        // Each message's sources as one artifact, as a read of the task shows them.
+        for (const [messageId, sources] of this.#sources) {
+          out.push(this.#artifact(sourcesArtifact(messageId, sources)));
+        }
         const result = event.result as { context?: unknown } | null;
         const context = event.status === "completed" && result && "context" in result
           ? (result.context as Record<string, unknown> | null)
           : this.#context;
-        if (this.#modes.json && context) {
-          out.push({
-            artifactUpdate: {
-              taskId: this.#taskId,
-              contextId: this.#contextId,
-              artifact: stateArtifact(context),
-              append: false,
-              lastChunk: true,
-            },
-          });
-        }
+        if (this.#modes.json && context) out.push(this.#artifact(stateArtifact(context)));
         const final = this.#status(taskStatus(event, isoOf(event.timestamp), this.#taskId));
         const metadata = taskMetadata(event);
         if (metadata && "statusUpdate" in final) final.statusUpdate.metadata = metadata;
@@ -141,6 +171,19 @@ export class A2aEncoder {
       default:
         return [];
     }
+  }
+
+  /** A whole artifact in one update. */
+  #artifact(artifact: Artifact): StreamResponse {
+    return {
+      artifactUpdate: {
+        taskId: this.#taskId,
+        contextId: this.#contextId,
+        artifact,
+        append: false,
+        lastChunk: true,
+      },
+    };
   }
 
   #status(status: ReturnType<typeof taskStatus>): StreamResponse {

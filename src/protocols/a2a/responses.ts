@@ -64,6 +64,9 @@ const ArtifactSchema = z.object({
   description: z.string().optional().describe("What it is."),
   parts: z.array(PartSchema).describe("Its content."),
   metadata: Metadata.optional().describe("Its metadata."),
+  extensions: z.array(z.string()).optional().describe(
+    "The extensions whose data it holds (agentd's `sources` and `reasoning` artifacts).",
+  ),
 }).meta({ id: "A2aArtifact", description: "An output of a task (the answer, the state)." });
 
 /** A task: one native run. */

@@ -7,6 +7,7 @@
  * read task agree.
  */
 import { type FinishReason, roundCost, totalUsage, type Usage } from "../../api/usage.ts";
+import { camelSource, type SourceFields } from "../../api/events.ts";
 import type { Message as NativeMessage, Run, RunError, RunStatus } from "../../api/schemas.ts";
 import type { ChainState } from "../../runs/reads.ts";
 import { ALL_OUTPUT_MODES, describe, type OutputModes, pendingCalls } from "./request.ts";
@@ -45,6 +46,55 @@ export function textArtifact(messageId: string, text: string): Artifact {
     parts: [{ text }],
   };
 }
+
+/** The extension of the `sources` artifacts (docs/a2a.md#sources-and-reasoning). */
+export const SOURCES_EXTENSION = "urn:agentd:a2a:sources:v1";
+/** The extension of the `reasoning` artifacts (docs/a2a.md#sources-and-reasoning). */
+export const REASONING_EXTENSION = "urn:agentd:a2a:reasoning:v1";
+
+/**
+ * The `sources` artifact of assistant message `messageId`: a data part per source the answer used
+ * or cites (`{sourceId, sourceType, url, title, mediaType, filename, citedText}`, those it has).
+ */
+export function sourcesArtifact(messageId: string, sources: SourceFields[]): Artifact {
+  return {
+    artifactId: `${messageId}:sources`,
+    name: "sources",
+    description: "Sources the answer used, and the passages it cites",
+    parts: sources.map((s) => ({ data: camelSource(s), mediaType: "application/json" })),
+    extensions: [SOURCES_EXTENSION],
+  };
+}
+
+/**
+ * The `reasoning` artifact of one reasoning block (its id is the block's): a data part
+ * `{text, messageId}`, `messageId` the assistant message (the `response` artifact) it leads to.
+ */
+export function reasoningArtifact(id: string, messageId: string, text: string): Artifact {
+  return {
+    artifactId: id,
+    name: "reasoning",
+    description: "The model's reasoning before an answer",
+    parts: [{ data: { text, messageId }, mediaType: "application/json" }],
+    extensions: [REASONING_EXTENSION],
+  };
+}
+
+/** agentd's own extensions, on every card: the data its artifacts carry beside the answer. */
+export const AGENTD_EXTENSIONS = [
+  {
+    uri: SOURCES_EXTENSION,
+    description: "`sources` artifacts: the sources an answer used and the passages it cites, " +
+      "a data part each (application/json output)",
+    required: false,
+  },
+  {
+    uri: REASONING_EXTENSION,
+    description: "`reasoning` artifacts: the model's reasoning before an answer, a data part " +
+      "{text, messageId} per block, streamed only (application/json output)",
+    required: false,
+  },
+];
 
 /** The structured `state` artifact: the agent's context at the end of the run. */
 export function stateArtifact(context: Record<string, unknown>): Artifact {
@@ -163,6 +213,7 @@ export function historyMessage(m: NativeMessage, taskId = m.run_id): Message | n
     if (p.type === "text") {
       return p.value === "" && m.role === "assistant" ? [] : [{ text: p.value }];
     }
+    if (p.type === "source") return [];
     return m.role === "user" ? [{ data: p.value, mediaType: "application/json" }] : [];
   });
   if (m.role === "assistant" && parts.length === 0) return null;
@@ -238,6 +289,14 @@ export function buildTask(chain: ChainState, options: TaskViewOptions = {}): Tas
       if (m.role !== "assistant") continue;
       const text = assistantText(m);
       if (text !== "") artifacts.push(textArtifact(m.message_id, text));
+    }
+  }
+  if (modes.json) {
+    for (const m of chain.runs.flatMap((r) => r.messages)) {
+      const sources = m.content.flatMap((p) => p.type === "source" ? [p] : []);
+      if (m.role === "assistant" && sources.length > 0) {
+        artifacts.push(sourcesArtifact(m.message_id, sources));
+      }
     }
   }
   if (modes.json && chain.context !== null) artifacts.push(stateArtifact(chain.context));

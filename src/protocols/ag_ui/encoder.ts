@@ -14,7 +14,12 @@ import {
   PROTOCOL_VERSION,
   type RunFinishedEvent,
 } from "@ag-ui/core";
-import type { RunEvent, RunEventOf, RunStreamItem } from "../../api/events.ts";
+import {
+  camelSource,
+  type RunEvent,
+  type RunEventOf,
+  type RunStreamItem,
+} from "../../api/events.ts";
 import { camelUsage } from "../../api/usage.ts";
 import { type Cursor, frameId, isAfter, sseFrame } from "../../http/kit/mod.ts";
 import { contentText, toAgUiMessage } from "./messages.ts";
@@ -203,6 +208,14 @@ export class AgUiEncoder {
           type: EventType.STATE_DELTA,
           timestamp,
           delta: event.delta as JsonPatchOperation[],
+        }]);
+      case "source":
+        // AG-UI 1.0 has no event for sources: a CUSTOM event `source` carries one (docs/ag-ui.md).
+        return this.#inRun([{
+          type: EventType.CUSTOM,
+          timestamp,
+          name: "source",
+          value: { messageId: event.message_id, ...camelSource(event) },
         }]);
       case "custom":
         return this.#inRun([{

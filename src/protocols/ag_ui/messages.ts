@@ -37,12 +37,13 @@ export function toAgUiMessage(message: Message): AgUiMessage {
 }
 
 /**
- * The text of parts: text as is, structured data as JSON. Reasoning is not part of a message's
- * content in AG-UI (it travels as `REASONING_*` events).
+ * The text of parts: text as is, structured data as JSON. Reasoning and sources are not part of a
+ * message's content in AG-UI (they travel as `REASONING_*` and `CUSTOM` `source` events).
  */
 function partsText(parts: Part[]): string {
-  return parts.filter((p) => p.type !== "reasoning")
-    .map((p) => p.type === "text" ? p.value : JSON.stringify(p.value ?? null)).join("");
+  return parts.flatMap((p) =>
+    p.type === "text" ? [p.value] : p.type === "data" ? [JSON.stringify(p.value ?? null)] : []
+  ).join("");
 }
 
 /**

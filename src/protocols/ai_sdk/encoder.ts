@@ -14,6 +14,7 @@ import type { RunEvent, RunEventOf, RunStreamItem } from "../../api/events.ts";
 import { camelUsage } from "../../api/usage.ts";
 import { frameId, sseFrame } from "../../http/kit/mod.ts";
 import { approvalCalls, finishReason } from "./outcome.ts";
+import { errorText, parseInput, providerExecuted, sourceChunk } from "./parts.ts";
 
 /** A tool call the client knows from an earlier run (a continuation answers it). */
 export interface EarlierCall {
@@ -135,6 +136,8 @@ export class AiSdkEncoder {
         // An encrypted value (redacted thinking) stays with agentd: the client shows no text.
         if (!this.#openReasoning.delete(event.message_id)) return [];
         return [{ type: "reasoning-end", id: event.message_id }];
+      case "source":
+        return [sourceChunk(event)];
       case "tool_call_start": {
         const provider = event.provider_executed === true;
         this.#calls.set(event.tool_call_id, { name: event.tool_name, input: "", provider });
@@ -341,30 +344,6 @@ export class AiSdkEncoder {
     });
     return out;
   }
-}
-
-/** `providerExecuted: true` for a call the provider runs, nothing otherwise. */
-function providerExecuted(provider: boolean): { providerExecuted?: true } {
-  return provider ? { providerExecuted: true } : {};
-}
-
-/** A call's input: the JSON object its text holds (`{}` for none), or undefined. */
-function parseInput(text: string): Record<string, unknown> | undefined {
-  if (text.trim() === "") return {};
-  try {
-    const value = JSON.parse(text);
-    return value !== null && typeof value === "object" && !Array.isArray(value) ? value : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** An error result as text: its `error` field when it has one, else the JSON. */
-function errorText(content: unknown): string {
-  if (typeof content === "string") return content;
-  const error = (content as { error?: unknown } | null)?.error;
-  if (typeof error === "string") return error;
-  return JSON.stringify(content ?? null);
 }
 
 /** The end of an AI SDK UI message stream, after `finish`. */

@@ -14,6 +14,13 @@ import {
 } from "../../api/schemas.ts";
 import { OnDisconnectSchema } from "../../config/schema/http_server.ts";
 
+/** A citation's passage of its source (`agentd.citedText`), absent on a plain source. */
+const SourceMetadata = z.object({
+  agentd: z.object({
+    citedText: z.string().describe("The passage of the source the answer cites."),
+  }).describe("agentd's metadata of the source."),
+}).optional().describe("A citation: `{ agentd: { citedText } }`.");
+
 /** One part of a UI message (`text`, `file`, `tool-<name>`, `dynamic-tool`, `data-*` …). */
 const UiPartSchema = z.looseObject({
   type: z.string().describe(
@@ -121,6 +128,21 @@ export const AiSdkChunkSchema = z.union([
   z.object({
     type: z.literal("reasoning-end").describe("The reasoning part is complete."),
     id: ReasoningId,
+  }),
+  z.object({
+    type: z.literal("source-url").describe("A web page the answer used or cites."),
+    sourceId: z.string().describe("The source's id."),
+    url: z.string().describe("The page's URL."),
+    title: z.string().optional().describe("Its title."),
+    providerMetadata: SourceMetadata,
+  }),
+  z.object({
+    type: z.literal("source-document").describe("A document the answer used or cites."),
+    sourceId: z.string().describe("The source's id."),
+    mediaType: z.string().describe("The document's media type."),
+    title: z.string().describe("Its title (or file name)."),
+    filename: z.string().optional().describe("Its file name."),
+    providerMetadata: SourceMetadata,
   }),
   z.object({
     type: z.literal("tool-input-start").describe("The model begins a tool call."),

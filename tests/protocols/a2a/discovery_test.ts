@@ -9,6 +9,7 @@ import { type Client, ClientFactory, RestTransportFactory } from "@a2a-js/sdk/cl
 import { startTestServer, storeKinds, type TestServer } from "../../_kit/mod.ts";
 import { agent, bindingsManifest, fastManifest, OPTIONAL_EXT } from "./agents.ts";
 import { asTask, message, overEachBinding, overHttpJson, request, text } from "./sdk.ts";
+import { REASONING_EXTENSION, SOURCES_EXTENSION } from "../../../src/protocols/a2a/task.ts";
 
 for (const store of storeKinds) {
   Deno.test(`a2a discovery (${store}): the Agent Card from the base URL`, (tt) =>
@@ -59,6 +60,9 @@ async function bindingScenarios(
       assert.equal(client.protocolVersion, "1.0");
       assert.deepEqual(card.capabilities?.extensions.map((e) => [e.uri, e.required]), [
         [OPTIONAL_EXT, false],
+        // agentd's own, after the manifest's.
+        [SOURCES_EXTENSION, false],
+        [REASONING_EXTENSION, false],
       ]);
     },
   );

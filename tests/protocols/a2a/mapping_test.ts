@@ -19,7 +19,13 @@ import {
   userInput,
 } from "../../../src/protocols/a2a/request.ts";
 import type { MessageInput } from "../../../src/protocols/a2a/schemas.ts";
-import { buildTask, noteMessage, taskState, turnNote } from "../../../src/protocols/a2a/task.ts";
+import {
+  AGENTD_EXTENSIONS,
+  buildTask,
+  noteMessage,
+  taskState,
+  turnNote,
+} from "../../../src/protocols/a2a/task.ts";
 
 function reasonOf(fn: () => unknown): string | undefined {
   try {
@@ -334,7 +340,7 @@ Deno.test("mapping: the Agent Card from the manifest", () => {
     streaming: true,
     pushNotifications: false,
     extendedAgentCard: false,
-    extensions: [],
+    extensions: AGENTD_EXTENSIONS,
   });
   assert.deepEqual(card.skills.map((s) => [s.id, s.description, s.tags]), [
     ["billing", "Pays bills", ["capability", "pay"]],

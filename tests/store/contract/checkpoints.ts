@@ -81,7 +81,7 @@ export async function checkpointSteps(t: Deno.TestContext, c: Contract): Promise
     await store.deleteMessage(tenant, "s", "c");
     await store.appendMessages(tenant, "s", [text("c again", { message_id: "c" })]);
     assert.deepEqual(
-      (await store.allMessages(tenant, "s")).map((m) => m.content[0].value),
+      (await store.allMessages(tenant, "s")).map((m) => (m.content[0] as { value: unknown }).value),
       ["a", "other c", "c again"],
     );
 
