@@ -50,7 +50,7 @@ export interface AgentdMetrics {
   runs: Counter<"status">;
   /** `agentd_runs_active`: runs this process executes now. */
   runsActive: Gauge;
-  /** `agentd_runs_queued_total`: detached runs this replica queued (at max_concurrent). */
+  /** `agentd_runs_queued_total`: runs this replica queued (at max_concurrent). */
   runsQueued: Counter;
   /** `agentd_run_queue_depth`: queued runs over all replicas and tenants, last looked at. */
   runQueueDepth: Gauge;
@@ -150,7 +150,7 @@ export function createMetrics(options: MetricsOptions = {}): AgentdMetrics {
     }),
     runsQueued: r.counter({
       name: "agentd_runs_queued_total",
-      help: "Detached runs this replica queued (it executed runtime.runs.max_concurrent runs).",
+      help: "Runs this replica queued (it executed runtime.runs.max_concurrent runs).",
     }),
     runQueueDepth: r.gauge({
       name: "agentd_run_queue_depth",
