@@ -99,11 +99,12 @@ export const errors = {
   shuttingDown: () => new ApiError(503, 2, "the server is shutting down and accepts no new runs"),
   tooManyConnections: () =>
     new ApiError(503, 3, "too many open connections (http_server.max_connections); retry later"),
-  atCapacity: () =>
+  atCapacity: (detail?: string) =>
     new ApiError(
       503,
       4,
-      "this replica runs as many runs as it may (runtime.runs.max_concurrent); retry later, or " +
-        "start the run detached to queue it",
+      detail ||
+        "this replica runs as many runs as it may (runtime.runs.max_concurrent); retry later, " +
+          "or start the run detached to queue it",
     ),
 } as const;

@@ -21,7 +21,10 @@ export class RunServiceError extends Error {
   readonly kind: RunServiceErrorKind;
   /** The run (or, for `session_busy`, the session) concerned; empty for `shutting_down`. */
   readonly id: string;
-  /** `run_not_running`: the run's status; `events_gone`: why they are gone; otherwise empty. */
+  /**
+   * `run_not_running`: the run's status; `events_gone`: why they are gone; `at_capacity`: what is
+   * at its bound when it is not the runs; otherwise empty.
+   */
   readonly detail: string;
 
   /** A refusal of `kind` about `id`, with its `detail`. */
@@ -38,8 +41,17 @@ export class RunServiceError extends Error {
 export const runServiceErrors = {
   shuttingDown: () =>
     new RunServiceError("shutting_down", "the server is shutting down and accepts no new runs"),
-  /** An attached run while this replica executes `runtime.runs.max_concurrent` runs. */
-  atCapacity: () => new RunServiceError("at_capacity", "this replica runs as many runs as it may"),
+  /**
+   * An attached run while this replica executes `runtime.runs.max_concurrent` runs; with
+   * `detail`, what else is at its bound (streams replaying large events).
+   */
+  atCapacity: (detail = "") =>
+    new RunServiceError(
+      "at_capacity",
+      detail || "this replica runs as many runs as it may",
+      "",
+      detail,
+    ),
   /** A start beyond the tenant's `tenant_max_runs` or `tenant_max_queued` (said in `message`). */
   tenantLimit: (tenant: string, message: string) =>
     new RunServiceError("tenant_limit", message, tenant),

@@ -40,6 +40,7 @@ import { passedOn, passOn, resumedActive, resumedRequest } from "./attempts.ts";
 import { Multitask, sessionBusy, type WayStrategy } from "./multitask.ts";
 import { RunQueue } from "./run_queue.ts";
 import { type AttachOptions, openRunStream, queuedEvents, type RunStream } from "./stream.ts";
+import { ReplayBudget } from "./replay_budget.ts";
 import {
   type ChainState,
   chainState,
@@ -94,6 +95,8 @@ export class RunService {
   readonly #leases: Leases;
   readonly #maxAttempts: number;
   readonly #attachedAtCapacity: "wait" | "reject";
+  /** What resumed streams replay at once (`runtime.attached.max_replay_bytes`). */
+  readonly #replay: ReplayBudget;
   /** The slots of `runtime.runs.max_concurrent` and the store's queue of runs waiting for one. */
   readonly #queue: RunQueue;
   /** The re-attach grace of attached runs whose client went away. */
@@ -117,6 +120,10 @@ export class RunService {
       this.#log,
       runtime.attached,
       runtime.replica.lease,
+    );
+    this.#replay = new ReplayBudget(
+      runtime.attached.max_replay_bytes,
+      runtime.attached.drain_timeout,
     );
     this.#maxAttempts = runtime.runs.max_attempts;
     this.#attachedAtCapacity = runtime.runs.attached_at_capacity;
@@ -348,7 +355,12 @@ export class RunService {
    */
   async attach(tenant: string, runId: string, options: AttachOptions = {}): Promise<RunStream> {
     const stream = await openRunStream(
-      { store: this.#store, pubsub: this.#pubsub, watchMs: this.#pollInterval * 4 },
+      {
+        store: this.#store,
+        pubsub: this.#pubsub,
+        watchMs: this.#pollInterval * 4,
+        replay: this.#replay,
+      },
       tenant,
       runId,
       options,

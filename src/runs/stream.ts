@@ -21,6 +21,7 @@ import {
 import type { HistoryPage, PubSub, Retained, Subscription } from "../pubsub/mod.ts";
 import type { Store } from "../store/mod.ts";
 import { runServiceErrors } from "./errors.ts";
+import type { ReplayBudget } from "./replay_budget.ts";
 
 /**
  * The pub/sub channel (and history) of a run's events. A message on it is one event with its
@@ -86,6 +87,8 @@ export interface StreamDeps {
   pubsub: PubSub;
   /** Milliseconds without an event after which a live stream asks whether its run ended. */
   watchMs: number;
+  /** What resumed streams replay at once. */
+  replay: ReplayBudget;
 }
 
 /** Where a re-attach stream starts. */
@@ -130,8 +133,11 @@ export async function openRunStream(
   const channel = runChannel(runId);
   // Subscribed before the history is read: see the module comment.
   const sub = unended(before.status) ? await deps.pubsub.subscribe(channel) : null;
+  let release = () => {};
   try {
     const page = await deps.pubsub.history(channel, options.fromFirst ? 0 : after);
+    // Room for the large messages it replays, beside other streams', before decoding them.
+    release = await deps.replay.holdLarge(channel, page?.entries, PRIME_CHARS);
     // The decoded large messages this stream replays, kept until it has (see decodeRetained).
     let keep: Decoded[] | null = [];
     const entries = checkedEntries(
@@ -145,23 +151,26 @@ export async function openRunStream(
     if (ended) sub?.close();
     const last = entries.at(-1)?.seq ?? after;
     const ctx = { deps, tenant, run: before };
-    return {
+    return deps.replay.releaseWhenCollected<RunStream>({
       run: before,
       live: sub !== null && !ended,
       async *[Symbol.asyncIterator]() {
         try {
           yield* entries;
           keep = null;
+          release();
           if (ended) return;
           if (sub) yield* liveItems(ctx, sub, last);
           else yield* ending(ctx, last);
         } finally {
           keep = null;
+          release();
           sub?.close();
         }
       },
-    };
+    }, release);
   } catch (err) {
+    release();
     sub?.close();
     throw err;
   }

@@ -383,3 +383,52 @@ slowTest({
     await dropSchema(schema);
   }
 });
+
+slowTest("byte budgets: streams resuming different large runs share max_replay_bytes", async () => {
+  const figures: string[] = [];
+  for (const budget of [20 * MiB, 1024 * MiB]) {
+    await using p = await startServerProcess({
+      manifest: {
+        agent: { name: "bytes", model: { provider: "echo" } },
+        http_server: { max_body_bytes: 32 * MiB },
+        runtime: {
+          max_message_bytes: 32 * MiB,
+          pubsub: { retention_max_bytes: 512 * MiB },
+          attached: { drain_timeout: 3_000, max_replay_bytes: budget },
+        },
+      },
+    });
+    // Five runs, each with two 8 MB events (the snapshot of its input, the echo of it).
+    const runs: string[] = [];
+    for (let i = 0; i < 5; i++) runs.push(await turn(p, `s${i}`, String(i).repeat(8_000_000)));
+    const baseline = await p.rss();
+    const probe = probeHealth(p.url);
+    const conns = await Promise.all(runs.map((r) => silentGet(p, `/v1/runs/${r}/events?after=0`)));
+    try {
+      // Each answer's status line (a refusal comes within drain_timeout); the rest stays unread.
+      const statuses = await Promise.all(conns.map(async (conn) => {
+        const head = new Uint8Array(256);
+        const n = await conn.read(head);
+        return Number(/^HTTP\/1\.1 (\d+)/.exec(new TextDecoder().decode(head.subarray(0, n!)))![1]);
+      }));
+      const rss = await p.rss();
+      const { longestMs } = await probe.stop();
+      const served = statuses.filter((s) => s === 200).length;
+      assert.equal(served + statuses.filter((s) => s === 503).length, 5, String(statuses));
+      if (budget === 20 * MiB) {
+        // One run's 16 MB fit; the others waited for it, then were refused 503004.
+        assert.equal(served, 1, String(statuses));
+      } else {
+        assert.equal(served, 5, String(statuses));
+      }
+      figures.push(
+        `max_replay_bytes ${budget / MiB} MiB: ${served} of 5 silent resumes served, RSS ${
+          (baseline / MiB).toFixed(0)
+        } -> ${(rss / MiB).toFixed(0)} MiB, longest /healthz wait ${longestMs} ms`,
+      );
+    } finally {
+      for (const c of conns) c.close();
+    }
+  }
+  console.log(figures.join("\n"));
+});

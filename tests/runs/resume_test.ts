@@ -21,6 +21,7 @@ import type { Run } from "../../src/api/schemas.ts";
 import { HISTORY_DEFAULTS } from "../../src/pubsub/mod.ts";
 import { createMemoryPubSub } from "../../src/pubsub/memory.ts";
 import { openRunStream, runChannel } from "../../src/runs/stream.ts";
+import { ReplayBudget } from "../../src/runs/replay_budget.ts";
 
 /** The text of native frames' `text_message_content` deltas. */
 function textOf(events: SseEvent[]): string {
@@ -290,7 +291,12 @@ Deno.test("streams resuming a run at once decode its large events once", async (
   }
   await pubsub.seal(channel);
   const run = { run_id: runId, session_id: "s", status: "completed" } as unknown as Run;
-  const deps = { store: { getRun: () => Promise.resolve(run) }, pubsub, watchMs: 1_000 };
+  const deps = {
+    store: { getRun: () => Promise.resolve(run) },
+    pubsub,
+    watchMs: 1_000,
+    replay: new ReplayBudget(64 * 2 ** 20, 1_000),
+  };
   const parse = JSON.parse;
   const parsed: number[] = [];
   JSON.parse = ((text: string, ...rest: []) => {

@@ -97,6 +97,11 @@ export const AttachedSchema = z.object({
    */
   max_unread_bytes: z.number().int().min(65_536).default(8 * 1024 * 1024),
   /**
+   * Bytes of large retained events (64 KiB or more: snapshots) that resumed streams replay at once,
+   * over all runs; a stream past it waits up to `drain_timeout`, then is refused (503004).
+   */
+  max_replay_bytes: z.number().int().min(1_048_576).default(256 * 1024 * 1024),
+  /**
    * Milliseconds a client of an attached run with `on_disconnect = "cancel"` has to re-attach
    * (any replica, by cursor) after its connection dropped or its replica was lost, before the run
    * is cancelled; 0 cancels at once.

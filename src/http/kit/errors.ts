@@ -38,7 +38,7 @@ const ENGINE_ERRORS: Record<EngineErrorKind, (err: EngineError) => ApiError> = {
 
 const RUN_SERVICE_ERRORS: Record<RunServiceErrorKind, (err: RunServiceError) => ApiError> = {
   shutting_down: () => errors.shuttingDown(),
-  at_capacity: () => errors.atCapacity(),
+  at_capacity: (err) => errors.atCapacity(err.detail),
   tenant_limit: (err) => errors.tenantLimit(err.message),
   session_busy: (err) => errors.sessionBusy(err.id),
   run_not_found: (err) => errors.runNotFound(err.id),
