@@ -76,6 +76,13 @@ export const RunStepSchema = z.object({
   tool_calls: z.array(ToolCallTraceSchema).optional().describe(
     "A tool step's server tool calls, in call order.",
   ),
+  error: z.object({
+    code: z.string().describe("The run's error code (`model_http_error`, ...)."),
+    message: z.string().describe("What went wrong (secrets redacted)."),
+  }).optional().describe(
+    "Why the run failed in this step, when it did (the run's `error`); a model step that " +
+      "failed keeps the request the provider refused.",
+  ),
 }).meta({ id: "RunStep", description: "What one step of a run did, and when." });
 
 /** `GET /v1/runs/{run_id}/steps`. */

@@ -396,7 +396,8 @@ class Execution {
     const cancelled = this.signal.aborted || error instanceof RunCancelled;
     // Nothing to report for a cancellation: it is the client's own doing.
     const runError = cancelled ? null : runErrorOf(error, this.log);
-    // The step it ended in is kept as far as it went.
+    // The step it ended in is kept as far as it went, with the error.
+    this.trace.fail(runError, error);
     await this.trace.end();
 
     // An internal error may be the store itself; only model failures and cancellations end with

@@ -112,6 +112,20 @@ export class StepTrace {
     };
   }
 
+  /**
+   * The open step failed the run with `error`: kept on its record, with the request a failed model
+   * call sent (`ModelError.sent`), when it sent one.
+   */
+  fail(error: { code: string; message: string } | null, cause: unknown): void {
+    const open = this.#open;
+    if (!open) return;
+    if (error) open.record.error = { code: error.code, message: error.message };
+    const sent = (cause as { sent?: ModelStream["sent"] } | null)?.sent;
+    if (open.record.kind === "model" && !("request" in open.record)) {
+      open.record.request = this.options.requests && sent ? sent(MAX_REQUEST_BYTES) : null;
+    }
+  }
+
   /** Ends the open step and saves its record. */
   async end(): Promise<void> {
     const open = this.#open;

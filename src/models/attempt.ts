@@ -44,6 +44,9 @@ export interface Established {
   callOptions: unknown;
 }
 
+/** A failed attempt, with what it sent when it got as far as sending (the step record). */
+export type FailedAttempt = Failure & { observed?: Observed; callOptions?: unknown };
+
 /** Parts that mean the model has started answering. */
 const OUTPUT_PARTS = new Set<Part["type"]>([
   "text-delta",
@@ -67,7 +70,7 @@ export function apiKeyOf(
 }
 
 /** One attempt: resolves established, resolves a failure, or rejects when the run aborts. */
-export async function attempt(ctx: OpenContext): Promise<Established | Failure> {
+export async function attempt(ctx: OpenContext): Promise<Established | FailedAttempt> {
   const { entry, resolved, signal } = ctx;
   const baseURL = resolved.base_url || (entry.env.baseUrl && ctx.env[entry.env.baseUrl]) ||
     entry.defaultBaseUrl;
@@ -138,6 +141,6 @@ export async function attempt(ctx: OpenContext): Promise<Established | Failure> 
       Promise.resolve(pending).then((r) => r?.stream.cancel().catch(() => {}), () => {});
     }
     if (signal.aborted) throw signal.reason;
-    return classify(e, observed, timedOut, resolved.timeout);
+    return { ...classify(e, observed, timedOut, resolved.timeout), observed, callOptions };
   }
 }

@@ -101,13 +101,19 @@ async function open(ctx: OpenContext): Promise<ModelStream> {
     });
     if (delay === undefined) {
       const after = n > 1 ? ` (after ${n} attempts)` : "";
-      throw new ModelError(
+      const error = new ModelError(
         result.code,
         ctx.scrub(`${resolved.provider}/${resolved.model}: ${result.message}${after}`),
         resolved.provider,
         resolved.model,
         n,
       );
+      const sent = result.observed?.request;
+      if (sent || (!ctx.entry.http && result.callOptions)) {
+        error.sent = (maxBytes) =>
+          sentRequest(ctx.entry.http ? sent : undefined, result.callOptions, ctx.scrub, maxBytes);
+      }
+      throw error;
     }
     await sleep(delay, signal);
   }

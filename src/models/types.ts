@@ -198,4 +198,10 @@ export class ModelError extends Error {
     super(message);
     this.name = "ModelError";
   }
+
+  /**
+   * The request of the last attempt as the provider received it, when one was sent (as
+   * `ModelStream.sent`): a failed step's record shows what the provider refused.
+   */
+  sent?: (maxBytes: number) => SentRequest;
 }

@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { readEvents, startTestServer } from "../_kit/mod.ts";
-import { startFakeOpenAI, text, toolCalls } from "../models/fake_openai.ts";
+import { httpError, startFakeOpenAI, text, toolCalls } from "../models/fake_openai.ts";
 
 const fixtures = new URL("../tools/fixtures/", import.meta.url).pathname;
 const MANIFEST_SECRET = "sk-manifest-steps-0123456789";
@@ -131,4 +131,24 @@ Deno.test("run steps: without record_model_requests, timings and no request", as
   assert.equal(data[0].kind, "model");
   assert.equal(data[0].request, null);
   assert.ok(data[0].first_token_ms >= 0);
+});
+
+Deno.test("run steps: a failed model call keeps its error and the request refused", async () => {
+  await using fake = startFakeOpenAI();
+  fake.enqueue(httpError(400, `the key ${MANIFEST_SECRET} may not use this model`));
+  await using t = await startTestServer({ manifest: manifest(fake.url, true) });
+  const res = await t.fetch("/v1/runs", { method: "POST", json: { messages: [user("hi")] } });
+  const events = await readEvents(res);
+  assert.equal(events.at(-1)!.status, "failed");
+  const raw = await (await t.fetch(`/v1/runs/${events[0].run_id}/steps`)).text();
+  assert.ok(!raw.includes(MANIFEST_SECRET), raw);
+  const { data } = JSON.parse(raw);
+  assert.equal(data.length, 1);
+  const [step] = data;
+  assert.equal(step.kind, "model");
+  assert.equal(step.first_token_ms, null);
+  assert.equal(step.error.code, (events.at(-1)!.error as { code: string }).code);
+  assert.match(step.error.message, /\[redacted\] may not use this model/);
+  assert.equal(step.request.headers.authorization, "****");
+  assert.equal(step.request.body.messages.at(-1).content, "hi");
 });
