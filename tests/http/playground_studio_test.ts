@@ -155,6 +155,20 @@ slowTest({
     assert.ok(!(await page.content()).includes(SECRET), "the secret never reaches the page");
     await page.screenshot({ path: `${ARTIFACTS}playground_studio_steps.png`, fullPage: true });
 
+    // The same steps in the wide view, where a request is easier to read.
+    await run.locator(".run-wide").click();
+    const dialog = page.locator("#run-dialog[open]");
+    await dialog.waitFor();
+    assert.deepEqual(await dialog.locator(".run-step .step-head").allTextContents(), heads);
+    await dialog.locator('.run-step[data-step="1"] .model-request summary').click();
+    assert.deepEqual(
+      JSON.parse(await dialog.locator(".request-body").first().textContent() ?? "{}"),
+      received,
+    );
+    await page.screenshot({ path: `${ARTIFACTS}playground_studio_wide.png` });
+    await page.click("#run-dialog-close");
+    await page.locator("#run-dialog").waitFor({ state: "hidden" });
+
     // After a reload, the stored reasoning is drawn collapsed again.
     await page.reload();
     await page.locator("body[data-ready=true]").waitFor();

@@ -50,6 +50,7 @@ function wire() {
     refreshRuns();
   });
   $("banner-close").addEventListener("click", clearBanner);
+  $("run-dialog-close").addEventListener("click", () => $("run-dialog").close());
   $("resume").addEventListener("click", submitAnswers);
   $("interrupt-skip").addEventListener("click", () => {
     $("interrupt").hidden = true;

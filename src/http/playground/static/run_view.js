@@ -6,7 +6,7 @@
  * run and of a session are summed by the server.
  */
 import { api, enc } from "./api.js";
-import { h, pretty } from "./dom.js";
+import { $, h, pretty, short } from "./dom.js";
 
 /** Tokens as "in 120 / out 35 tokens" (what the provider reported). */
 export function tokens(usage) {
@@ -105,6 +105,12 @@ function stepView(step, report) {
     "li",
     { class: "run-step", dataset: { step: String(step.step), kind: step.kind } },
     h("div", { class: "step-head", text: head }),
+    step.error
+      ? h("div", {
+        class: "run-error step-error",
+        text: step.error.code + ": " + step.error.message,
+      })
+      : null,
     step.kind === "model" && "request" in step ? requestView(step.request) : null,
     ...(step.tool_calls || []).map(toolView),
   );
@@ -151,8 +157,23 @@ export function runView(run) {
     } catch {
       // Shown from the run record alone.
     }
+    const wide = h("button", {
+      type: "button",
+      class: "small ghost run-wide",
+      text: "Open wide",
+      title: "Read the steps in a wide view",
+      onclick: () => openWide(run, records),
+    });
     list.replaceChildren(...stepsOf(run, records));
+    list.before(wide);
     el.dataset.loaded = "true";
   });
   return el;
+}
+
+/** Shows a run's steps in the wide dialog (requests are easier to read there). */
+function openWide(run, records) {
+  $("run-dialog-title").textContent = "Run " + short(run.run_id) + " \u00b7 " + run.status;
+  $("run-dialog-steps").replaceChildren(...stepsOf(run, records));
+  /** @type {HTMLDialogElement} */ ($("run-dialog")).showModal();
 }
