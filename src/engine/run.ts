@@ -163,7 +163,13 @@ class Execution {
 
     const answers = this.start.answers;
     if (answers.length > 0) {
-      yield* this.answerStep(answers);
+      // Calls a lost attempt left waiting for the client wait again: the run interrupts as the
+      // lost attempt would have, before any model step.
+      const waiting = yield* this.answerStep(answers);
+      if (waiting.length > 0) {
+        const payload: InterruptPayload = { reason: "tool_calls", pending: waiting };
+        return { status: "interrupted", interrupt_payload: { ...payload }, result: null };
+      }
       const used = new Set(
         answers.flatMap(({ answer }) => answer.kind === "input_message" ? [answer.index] : []),
       );
@@ -220,9 +226,15 @@ class Execution {
     };
   }
 
-  /** A tools step that answers the calls a previous run left open. */
-  private async *answerStep(answers: StartAnswer[]): AsyncGenerator<RunEvent> {
+  /**
+   * A tools step that answers the calls a previous run (or attempt) left open; returns the calls
+   * that wait for the client again (see `closeIncomplete`).
+   */
+  private async *answerStep(
+    answers: StartAnswer[],
+  ): AsyncGenerator<RunEvent, PendingToolCall[]> {
     yield* this.beginStep("tools");
+    const waiting: PendingToolCall[] = [];
     for (const { call, answer } of answers) {
       if (this.signal.aborted) throw new RunCancelled();
       switch (answer.kind) {
@@ -255,38 +267,47 @@ class Execution {
         case "unanswered":
           yield* this.writeResult(call.id, "the user continued without answering this call", true);
           break;
-        case "incomplete":
-          yield* this.closeIncomplete(call);
+        case "incomplete": {
+          const again = yield* this.closeIncomplete(call);
+          if (again) waiting.push(again);
           break;
+        }
       }
     }
-    // The step's record is written beside its checkpoint (one group commit on SQLite).
-    await Promise.all([this.checkpoint([], false), this.trace.end()]);
+    // A step that leaves calls pending is the run's last. The step's record is written beside
+    // its checkpoint (one group commit on SQLite).
+    await Promise.all([this.checkpoint(waiting, waiting.length > 0), this.trace.end()]);
     yield* this.open.stepFinished();
+    return waiting;
   }
 
   /**
-   * A call without a result. Made by this run, it was in flight when an earlier attempt was lost:
-   * an idempotent server tool runs again, any other call gets an error result (the model
-   * decides). Made by an earlier run, that run ended before it.
+   * A call without a result. Made by this run, an earlier attempt was lost before it got one: a
+   * client tool call or one that needs approval never ran and waits for the client again
+   * (returned); a server tool in flight runs again when idempotent, any other gets an error
+   * result (the model decides). Made by an earlier run, that run ended before it.
    */
-  private async *closeIncomplete(call: ToolCall): AsyncGenerator<RunEvent> {
+  private async *closeIncomplete(call: ToolCall): AsyncGenerator<RunEvent, PendingToolCall | null> {
     const ours = (this.options.attempt ?? 1) > 1 &&
       this.writes.conversation.some((m) =>
         m.run_id === this.input.run_id && m.tool_calls?.some((c) => c.id === call.id)
       );
     if (!ours) {
       yield* this.writeResult(call.id, "the run that made this call ended before it", true);
-      return;
+      return null;
     }
     const tool = this.setup.server_tools.get(call.name);
-    if (tool?.idempotent && !tool.requires_approval) {
+    const waiting = { tool_call_id: call.id, tool_name: call.name, arguments: call.arguments };
+    if (tool?.requires_approval) return { ...waiting, kind: "approval" };
+    if (!tool && this.setup.client_tools.has(call.name)) return { ...waiting, kind: "client_tool" };
+    if (tool?.idempotent) {
       this.log.info("tool call re-run after a lost attempt", { tool_call_id: call.id });
       yield* this.runServerTool(call, tool);
       await this.writes.save();
     } else {
       yield* this.writeResult(call.id, "interrupted: it may or may not have run", true);
     }
+    return null;
   }
 
   /** One model step: streams the model's answer and persists it once complete. */

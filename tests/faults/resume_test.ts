@@ -78,12 +78,20 @@ slowTest({
   const A = () => replicas.url("a");
   const B = () => replicas.url("b");
 
-  /** Starts a detached run on A (or `on`) and follows it on B (or `watchOn`) from its start. */
-  const startOnA = async (run_id: string, text: string, delayMs = 0, on = A, watchOn = B) => {
+  /**
+   * Starts a detached run on A (or `on`) and follows it on B (or `watchOn`) from its start;
+   * `body` adds fields to its request.
+   */
+  const startOnA = async (
+    run_id: string,
+    text: string,
+    { delayMs = 0, on = A, watchOn = B, body = {} } = {},
+  ) => {
     const res = await fetch(`${on()}/v1/runs/start`, {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({
+        ...body,
         run_id,
         model: { override: { inference_params: { provider_params: { delay_ms: delayMs } } } },
         messages: [{ role: "user", content: [{ type: "text", value: text }] }],
@@ -145,11 +153,83 @@ slowTest({
   }
 
   await tt.step(
+    "SIGKILL with a client tool call pending: it waits for the client again",
+    async () => {
+      // The model calls a client tool, then the slow server tool, in one step: the client call is
+      // pending (in memory) while the server tool runs when A is killed.
+      const run_id = "client-pending";
+      const ask = { name: "ask", description: "asks the user", parameters: { type: "object" } };
+      const { session_id, watch } = await startOnA(run_id, `/call ask {}\n/call once {"n":2}`, {
+        body: { tools: [ask] },
+      });
+      await watch.until((e) => e.event === "custom");
+      replicas.a.kill("SIGKILL");
+      const events = await watch.all();
+      const run = await finished(run_id);
+      assert.equal(run.status, "interrupted", JSON.stringify(run));
+      assert.equal(run.attempt, 2);
+      const [askCall] = run.interrupt_payload.pending;
+      assert.deepEqual(run.interrupt_payload.pending, [
+        {
+          tool_call_id: askCall.tool_call_id,
+          tool_name: "ask",
+          arguments: {},
+          kind: "client_tool",
+        },
+      ]);
+      // The stream says the same as the store: the run ends waiting for the same call.
+      const end = JSON.parse(events.at(-1)!.data);
+      assert.deepEqual([end.status, end.interrupt_payload], ["interrupted", run.interrupt_payload]);
+      const results = events.filter((e) => e.event === "tool_call_result")
+        .map((e) => JSON.parse(e.data));
+      assert.equal(results.length, 1, "the server tool's result only");
+      assert.notEqual(results[0].tool_call_id, askCall.tool_call_id);
+      assert.match(JSON.stringify(results[0].content), /interrupted: it may or may not have run/);
+      const [checkpoint] = await sql`SELECT state FROM resume.checkpoints
+      WHERE checkpoint_id = ${run.checkpoint_id}`;
+      assert.deepEqual(
+        (checkpoint.state as { pending_tool_calls: unknown[] }).pending_tool_calls,
+        run.interrupt_payload.pending,
+      );
+      assert.deepEqual((await conversation(session_id)).map((m) => m.role), [
+        "user",
+        "assistant",
+        "tool",
+      ]);
+      // The client answers it as after any interrupt: the next run completes.
+      await replicas.restart("a");
+      const next = await fetch(`${B()}/v1/runs`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({
+          session_id,
+          tools: [ask],
+          messages: [{ role: "user", content: [{ type: "text", value: "there" }] }],
+          resume_payload: {
+            tool_results: [{ tool_call_id: askCall.tool_call_id, result: "yes" }],
+          },
+        }),
+      });
+      assert.equal(next.status, 200, await next.clone().text());
+      const last = (await readSse(next).all()).at(-1)!;
+      assert.equal(JSON.parse(last.data).status, "completed");
+      assert.deepEqual((await conversation(session_id)).map((m) => m.role), [
+        "user",
+        "assistant",
+        "tool",
+        "tool",
+        "user",
+        "assistant",
+      ]);
+    },
+  );
+
+  await tt.step(
     "SIGSTOP past the lease, takeover, SIGCONT: the paused replica writes nothing",
     async () => {
       const run_id = "paused";
       const words = Array.from({ length: 60 }, (_, i) => `p${i}`).join(" ");
-      const { session_id, watch } = await startOnA(run_id, words, 50);
+      const { session_id, watch } = await startOnA(run_id, words, { delayMs: 50 });
       await watch.until("text_message_content");
       replicas.a.kill("SIGSTOP");
       // B takes the run over; A wakes up while B's attempt still answers: A's model stream goes
@@ -197,7 +277,7 @@ slowTest({
   await tt.step("SIGTERM with a short grace: handed over, completed on A (1 attempt)", async () => {
     const run_id = "handed";
     const words = Array.from({ length: 40 }, (_, i) => `h${i}`).join(" ");
-    const { session_id, watch } = await startOnA(run_id, words, 50, B, A);
+    const { session_id, watch } = await startOnA(run_id, words, { delayMs: 50, on: B, watchOn: A });
     await watch.until("text_message_content");
     const status = await replicas.b.stop(10_000);
     assert.equal(status.code, 0, "a graceful exit");
