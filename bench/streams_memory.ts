@@ -176,6 +176,20 @@ if (flags["fake-model"]) {
     ["run", "-A", "--no-prompt", "main.ts", "serve", `${dir}/mem.json`, "--port", "0"],
     { AGENT__RUNTIME__LOG_LEVEL: "warn" },
   );
+  const stop = () => {
+    for (const p of [server, fake]) {
+      try {
+        p.child.kill("SIGKILL");
+      } catch { /* gone */ }
+    }
+  };
+  // Interrupted (or timed out): the two servers go too.
+  for (const signal of ["SIGINT", "SIGTERM"] as const) {
+    Deno.addSignalListener(signal, () => {
+      stop();
+      Deno.exit(130);
+    });
+  }
   try {
     console.log(`| streams asked | held | RSS before MiB | RSS after MiB | KiB per stream |`);
     console.log(`| ---: | ---: | ---: | ---: | ---: |`);
@@ -188,12 +202,8 @@ if (flags["fake-model"]) {
       );
     }
   } finally {
-    for (const p of [server, fake]) {
-      try {
-        p.child.kill("SIGKILL");
-      } catch { /* gone */ }
-      await p.child.status;
-    }
+    stop();
+    await Promise.all([server.child.status, fake.child.status]);
     await Deno.remove(dir, { recursive: true });
   }
 }
