@@ -1,14 +1,15 @@
 /**
  * The ReAct graph (`runAgent`, engine/run.ts) on a real SQLite store with a scripted model: a text
  * answer, a tool step and the model's answer to its result, an unknown tool, and `max_steps`
- * (across the attempts of a resumed run too).
+ * (across the attempts of a resumed run too); a client call a lost attempt left pending waits
+ * again.
  */
 import assert from "node:assert/strict";
 import type { RunEvent, RunEventOf } from "../../src/api/events.ts";
 import type { RunRequest } from "../../src/api/schemas.ts";
 import { createEngine } from "../../src/engine/mod.ts";
 import { newMessages } from "../../src/store/mod.ts";
-import { addTool, call, describe, Harness, only, say, user } from "./fakes.ts";
+import { addTool, call, clientTools, describe, Harness, only, say, user } from "./fakes.ts";
 
 Deno.test("a text run streams one assistant message and completes with its text", async () => {
   await using h = await Harness.create({ turns: [say("Hello there friend")] });
@@ -153,17 +154,20 @@ Deno.test("max_steps interrupts the run; a new run continues from there", async 
   assert.deepEqual(only(next.events, "step_started").map((s) => s.step), [5]);
 });
 
-Deno.test("a resumed attempt counts the run's earlier model steps toward max_steps", async () => {
-  const add = addTool();
-  await using h = await Harness.create({
-    tools: [add],
-    agent: { max_steps: 1 },
-    turns: [say("one step too many")],
-  });
+/**
+ * Attempt 2 of run `run_id` in session s1, executed to its end: attempt 1 (lost) committed its
+ * first step with `done` (inputs for `newMessages`), then its replica was lost and the run
+ * claimed. `tools` are the run's client tools.
+ */
+async function resumedAttempt(
+  h: Harness,
+  run_id: string,
+  done: Parameters<typeof newMessages>[1],
+  tools: RunRequest["tools"] = null,
+): Promise<RunEvent[]> {
   const engine = createEngine(h.deps);
-  const run_id = "r-resumed";
   const ids = { tenant_id: h.tenant, session_id: "s1", run_id };
-  const first = { session_id: "s1", run_id, messages: [user("hi")] } as RunRequest;
+  const first = { session_id: "s1", run_id, messages: [user("hi")], tools } as RunRequest;
   const plan = await engine.prepare(ids, first);
   await h.store.createRun(h.tenant, {
     run_id,
@@ -172,45 +176,79 @@ Deno.test("a resumed attempt counts the run's earlier model steps toward max_ste
     owner: "lost",
     ...plan.begin,
   });
-  // The lost attempt's model step (a call) and the call's result were committed.
-  const done = newMessages(
-    "s1",
-    [
-      {
-        role: "assistant",
-        content: [],
-        tool_calls: [{ id: "c1", name: "add", arguments: { a: 1, b: 2 } }],
-      },
-      { role: "tool", tool_call_id: "c1", content: [{ type: "data", value: { sum: 3 } }] },
-    ],
-    run_id,
-    Date.now(),
-  );
   await h.store.commitStep({
     tenant_id: h.tenant,
     session_id: "s1",
     run_id,
     attempt: 1,
-    messages: done,
+    messages: newMessages("s1", done, run_id, Date.now()),
     checkpoint: {
-      checkpoint_id: "cp-1",
+      checkpoint_id: `cp-${run_id}`,
       parent_id: null,
       state: { context: null, pending_tool_calls: [], step: 2 },
     },
   });
   const { resumed } = await h.store.claimLostRuns("b", Date.now() + 60_000, 1_000, 3, 10);
   assert.equal(resumed[0].attempt, 2);
-  const again = { session_id: "s1", run_id, messages: [], checkpoint_id: null } as RunRequest;
+  const again = { session_id: "s1", run_id, messages: [], checkpoint_id: null, tools };
   const events: RunEvent[] = [];
-  const resumedPlan = await engine.prepare(ids, again);
+  const resumedPlan = await engine.prepare(ids, again as RunRequest);
   for await (
     const e of engine.execute(resumedPlan, ids, new AbortController().signal, { attempt: 2 })
   ) {
     events.push(e);
   }
   assert.equal(events[0].kind, "run_resumed");
+  return events;
+}
+
+Deno.test("a resumed attempt counts the run's earlier model steps toward max_steps", async () => {
+  const add = addTool();
+  await using h = await Harness.create({
+    tools: [add],
+    agent: { max_steps: 1 },
+    turns: [say("one step too many")],
+  });
+  // The lost attempt's model step (a call) and the call's result were committed.
+  const events = await resumedAttempt(h, "r-resumed", [
+    {
+      role: "assistant",
+      content: [],
+      tool_calls: [{ id: "c1", name: "add", arguments: { a: 1, b: 2 } }],
+    },
+    { role: "tool", tool_call_id: "c1", content: [{ type: "data", value: { sum: 3 } }] },
+  ]);
   const finished = events.at(-1) as RunEventOf<"run_finished">;
   assert.equal(finished.status, "interrupted");
   assert.deepEqual(finished.interrupt_payload, { reason: "max_steps", max_steps: 1 });
   assert.equal(h.model.requests.length, 0, "the step limit was reached before the model ran");
+});
+
+Deno.test("a client call the lost attempt left pending waits for the client again", async () => {
+  const add = addTool();
+  await using h = await Harness.create({ tools: [add], turns: [say("never asked")] });
+  // The lost attempt's model step called a client tool and a server tool, then the replica was
+  // lost while the server tool ran: neither has a result.
+  const events = await resumedAttempt(h, "r-pending", [{
+    role: "assistant",
+    content: [],
+    tool_calls: [
+      { id: "c1", name: "confirm", arguments: { q: "ok?" } },
+      { id: "c2", name: "add", arguments: { a: 1, b: 2 } },
+    ],
+  }], clientTools);
+  const finished = events.at(-1) as RunEventOf<"run_finished">;
+  const pending = [
+    { tool_call_id: "c1", tool_name: "confirm", arguments: { q: "ok?" }, kind: "client_tool" },
+  ];
+  assert.equal(finished.status, "interrupted");
+  assert.deepEqual(finished.interrupt_payload, { reason: "tool_calls", pending });
+  // The server call, not idempotent, gets the error result; the client call none.
+  const results = only(events, "tool_call_result");
+  assert.deepEqual(results.map((r) => [r.tool_call_id, r.is_error]), [["c2", true]]);
+  assert.match(JSON.stringify(results[0].content), /interrupted: it may or may not have run/);
+  assert.equal(add.calls.length, 0);
+  assert.equal(h.model.requests.length, 0, "the model waits for the client too");
+  const cp = await h.store.latestCheckpoint(h.tenant, "s1");
+  assert.deepEqual(cp?.state.pending_tool_calls, pending);
 });
