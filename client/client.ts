@@ -16,6 +16,7 @@ import type {
   RunListQuery,
   RunRequest,
   RunStarted,
+  RunStep,
   Session,
   SessionCreate,
 } from "./types.ts";
@@ -168,6 +169,17 @@ export class Runs {
   /** A run's record; 404002 when the tenant has none such. */
   get(runId: string): Promise<Run> {
     return this.#http.json(`/v1/runs/${segment(runId)}`);
+  }
+
+  /**
+   * What a run did step by step (`GET /v1/runs/{id}/steps`): timings, tool calls and, when the
+   * server records them, the model requests; 404002 when the tenant has no such run.
+   */
+  async steps(runId: string): Promise<RunStep[]> {
+    const { data } = await this.#http.json<{ data: RunStep[] }>(
+      `/v1/runs/${segment(runId)}/steps`,
+    );
+    return data;
   }
 
   /** A page of a session's runs, with filters. */

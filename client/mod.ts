@@ -43,8 +43,11 @@ export type {
   RunRequest,
   RunStarted,
   RunStatus,
+  RunStep,
+  SentRequest,
   Session,
   SessionCreate,
   ToolCall,
+  ToolCallTrace,
   ToolDefinition,
 } from "./types.ts";

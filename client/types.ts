@@ -26,6 +26,7 @@ export type {
   ToolDefinition,
 } from "../src/api/schemas.ts";
 export type { RunEvent, RunEventKind, RunEventOf } from "../src/api/events.ts";
+export type { RunStep, SentRequest, ToolCallTrace } from "../src/api/run_steps.ts";
 export type { FieldError, FieldRuleError } from "../src/errors.ts";
 
 /** The body of `POST /v1/runs` and `POST /v1/runs/start`, as a caller writes it. */

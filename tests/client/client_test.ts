@@ -129,6 +129,9 @@ Deno.test("client: a run's typed events; detached runs; list, read and cancel", 
   assert.equal(stream.sessionId, "r-1");
   assert.equal(stream.reconnects, 0);
   assert.equal((await agentd.runs.get(stream.runId)).status, "completed");
+  const steps = await agentd.runs.steps(stream.runId);
+  assert.deepEqual(steps.map((s) => [s.kind, s.attempt]), [["model", 1]]);
+  assert.ok(steps[0].duration_ms >= 0);
 
   const started = await agentd.runs.start({
     session_id: "r-1",
