@@ -71,11 +71,13 @@ export function resultValue(result: CallToolResult): unknown {
 /** The outcome of a `tools/call` result: an `isError` result is an error outcome. */
 export function resultOutcome(result: CallToolResult): ToolOutcome {
   const value = resultValue(result);
-  const size = JSON.stringify(value)?.length ?? 0;
+  // A text already past the cap is not encoded to learn it (its JSON is at least 2 longer).
+  const long = typeof value === "string" && value.length > MAX_RESULT_CHARS;
+  const size = long ? value.length + 2 : JSON.stringify(value)?.length ?? 0;
   if (size > MAX_RESULT_CHARS) {
     return toolError(
-      `the MCP tool's result is too large (${size} characters of JSON; the limit is ` +
-        `${MAX_RESULT_CHARS})`,
+      `the MCP tool's result is too large (${long ? "at least " : ""}${size} characters of ` +
+        `JSON; the limit is ${MAX_RESULT_CHARS})`,
     );
   }
   if (result.isError) {
