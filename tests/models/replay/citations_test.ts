@@ -11,7 +11,7 @@ import assert from "node:assert/strict";
 import type { StreamResponse } from "@a2a-js/sdk";
 import { asTask, clientFor, collect, message, request, text } from "../../protocols/a2a/sdk.ts";
 import { Chat, ChatFetch, transport } from "../../protocols/ai_sdk/chat.ts";
-import { agUiRun, run, startRig, storedMessages, user } from "./run_kit.ts";
+import { agUiRun, run, runRecord, startRig, storedMessages, user } from "./run_kit.ts";
 import { fixtureText, recording, replay } from "./server.ts";
 
 // deno-lint-ignore no-explicit-any
@@ -51,10 +51,14 @@ for (const piece of [undefined, 7]) {
     await using rig = await startRig("anthropic");
     const enqueue = () => rig.replay.enqueue(replay(rec, { piece }));
 
-    await tt.step("native source events and the stored message", async () => {
+    await tt.step("native source events, the run record and the stored message", async () => {
       enqueue();
       const events = await run(rig.t, { session_id: "w", messages: [user("news")] });
-      assert.equal(events.at(-1)!.status, "completed");
+      const end = events.at(-1)!;
+      assert.equal(end.status, "completed");
+      const record = await runRecord(rig.t, end.run_id as string);
+      assert.equal(record.status, "completed");
+      assert.deepEqual(record.usage, end.usage);
       const sources = events.filter((e) => e.kind === "source") as Loose[];
       const messageId = events.find((e) => e.kind === "text_message_start")!.message_id;
       assert.ok(sources.every((s) => s.message_id === messageId && s.source_id));

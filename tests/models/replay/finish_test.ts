@@ -1,12 +1,12 @@
 /**
  * Usage and stop reasons of recorded real streams, carried to every layer: the native
  * `run_finished`, the run record (per step and for the run) and AG-UI's `RUN_FINISHED` (`usage`,
- * `metadata.finishReason`) through the official client. A refusal's explanation is the answer,
+ * `metadata.finishReason`) through the official client, with the stored messages (`onEveryLayer`). A refusal's explanation is the answer,
  * streamed and stored.
  */
 import assert from "node:assert/strict";
 import { storeKinds } from "../../_kit/mod.ts";
-import { agUiRun, run, runRecord, startRig, storedMessages, user } from "./run_kit.ts";
+import { onEveryLayer, runRecord, startRig, storedMessages, user } from "./run_kit.ts";
 import { recording, replay, type Wire } from "./server.ts";
 
 // deno-lint-ignore no-explicit-any
@@ -63,7 +63,10 @@ for (
     const rec = recording(c.fixture);
     await using rig = await startRig(rec.wire as Wire, { store });
     rig.replay.enqueue(replay(rec), replay(rec));
-    const events = await run(rig.t, { session_id: "s", messages: [user("hello")] });
+    const { events, agUi } = await onEveryLayer(rig.t, {
+      session_id: "s",
+      messages: [user("hello")],
+    });
     const end = events.at(-1)!;
     assert.equal(end.kind, "run_finished");
     assert.equal(end.status, "completed");
@@ -72,7 +75,8 @@ for (
     const usage = end.usage as Loose;
     for (const [k, v] of Object.entries(c.usage)) assert.equal(usage[k], v, k);
 
-    // Prometheus: the tokens the provider reported, by provider, model and kind.
+    // Prometheus: the tokens the provider reported, by provider, model and kind (two runs: the
+    // native one and the AG-UI one).
     const metrics = await (await rig.t.fetch("/metrics")).text();
     const provider = { openai: "openai-compatible", anthropic: "anthropic", google: "google" }[
       rec.wire as Wire
@@ -81,7 +85,7 @@ for (
       assert.ok(
         metrics.includes(
           `agentd_model_tokens_total{provider="${provider}",model="${provider}-replayed",` +
-            `kind="input"} ${usage.input_tokens}\n`,
+            `kind="input"} ${2 * usage.input_tokens}\n`,
         ),
         metrics.split("\n").filter((l) => l.includes("tokens")).join("\n"),
       );
@@ -97,7 +101,6 @@ for (
       usage,
     }]);
 
-    const agUi = await agUiRun(rig.t, "hello");
     const finished = agUi.find((e) => e.type === "RUN_FINISHED") as Loose;
     assert.equal(finished.metadata.finishReason, c.finish_reason);
     const [tokens] = finished.usage;

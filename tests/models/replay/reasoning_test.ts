@@ -2,10 +2,20 @@
  * Reasoning of recorded real streams (DeepSeek `reasoning_content`, Anthropic thinking and
  * redacted thinking, xAI reasoning) on the wire and in the store: native `reasoning_message_*`
  * events, AG-UI `REASONING_*` through `@ag-ui/client`, the stored `reasoning` part, byte for byte
- * as recorded, whole and cut into pieces; `agent.reasoning = "hide"` keeps it off the wire only.
+ * as recorded, whole and cut into pieces, the run record agreeing with the stream; Gemini thought
+ * summaries as reasoning before the calls they lead to; `agent.reasoning = "hide"` keeps it off the
+ * wire only.
  */
 import assert from "node:assert/strict";
-import { agUiRun, run, startRig, storedMessages, user } from "./run_kit.ts";
+import {
+  agUiRun,
+  clientTool,
+  onEveryLayer,
+  run,
+  startRig,
+  storedMessages,
+  user,
+} from "./run_kit.ts";
 import { cuts, payloads, recordedReasoning, recording, replay, type Wire } from "./server.ts";
 
 // deno-lint-ignore no-explicit-any
@@ -25,7 +35,10 @@ for (const fixture of fixtures) {
       if (piece) assert.ok(cuts(rec, piece).events > 0);
       await using rig = await startRig(rec.wire as Wire);
       rig.replay.enqueue(replay(rec, { piece }), replay(rec, { piece }));
-      const events = await run(rig.t, { session_id: "r", messages: [user("think")] });
+      const { events, agUi } = await onEveryLayer(rig.t, {
+        session_id: "r",
+        messages: [user("think")],
+      });
       const reasoning = recordedReasoning(rec);
       const redacted = (payloads(rec) as Loose[]).filter((p) =>
         p.content_block?.type === "redacted_thinking"
@@ -52,7 +65,6 @@ for (const fixture of fixtures) {
         redacted,
       );
 
-      const agUi = await agUiRun(rig.t, "think");
       const agText = agUi.filter((e) => e.type === "REASONING_MESSAGE_CONTENT")
         .map((e) => (e as Loose).delta).join("");
       assert.equal(agText, reasoning);
@@ -92,3 +104,49 @@ Deno.test("replay: a run's reasoning = hide (or show) wins over the agent's", as
   const hidden = await run(other.t, { reasoning: "hide", messages: [user("think")] });
   assert.ok(!hidden.some((e) => e.kind.startsWith("reasoning_")));
 });
+
+for (const piece of [undefined, 7]) {
+  const how = piece ? ` (in ${piece}-byte pieces)` : "";
+  Deno.test(`replay: Gemini thought summaries are reasoning events before the calls${how}`, async () => {
+    const rec = recording("google/google-thought-summary-tool-call.chunks.txt");
+    await using rig = await startRig("google");
+    rig.replay.enqueue(replay(rec, { piece }), replay(rec, { piece }));
+    const tools = ["read_theme", "read_screen"].map(clientTool);
+    const { events, end, stored, record, agUi } = await onEveryLayer(
+      rig.t,
+      { session_id: "gt", tools, messages: [user("read the theme and screens")] },
+      tools,
+    );
+    const summary = recordedReasoning(rec);
+    assert.match(summary, /^\*\*Processing User Requests\*\*/);
+    assert.equal(
+      events.filter((e) => e.kind === "reasoning_message_content").map((e) => e.delta).join(""),
+      summary,
+    );
+    const firstCall = events.findIndex((e) => e.kind === "tool_call_start");
+    const lastReasoning = events.findLastIndex((e) => e.kind === "reasoning_message_end");
+    assert.ok(lastReasoning >= 0 && lastReasoning < firstCall, "the summary ends before the calls");
+    assert.equal(end.status, "interrupted");
+    assert.equal(end.finish_reason, "tool_calls");
+    // The thoughts' tokens, as Gemini counted them (thoughtsTokenCount).
+    assert.equal((record.usage as Loose).reasoning_tokens, 183);
+
+    const assistant = stored.find((m) => m.role === "assistant") as Loose;
+    assert.equal(assistant.content[0].type, "reasoning");
+    assert.equal(assistant.content[0].value, summary);
+    assert.deepEqual(
+      assistant.tool_calls.map((c: Loose) => [c.name, c.arguments]),
+      [["read_theme", {}], ["read_screen", { id: "A" }], ["read_screen", { id: "B" }], [
+        "read_screen",
+        { id: "C" },
+      ]],
+    );
+    // The first call keeps its thought signature, sent back on the next call.
+    assert.ok(assistant.tool_calls[0].provider_metadata?.google?.thoughtSignature);
+
+    const agText = agUi.filter((e) => e.type === "REASONING_MESSAGE_CONTENT")
+      .map((e) => (e as Loose).delta).join("");
+    assert.equal(agText, summary);
+    assert.equal(agUi.filter((e) => e.type === "TOOL_CALL_START").length, 4);
+  });
+}

@@ -98,16 +98,83 @@ export const clientTool = (name: string) => ({
  * Runs the agent once through AG-UI with the official client (`HttpAgent`): the events it saw,
  * each stream held to the wire rules of the AG-UI tests.
  */
-export async function agUiRun(t: TestServer, text: string): Promise<WireEvent[]> {
+export async function agUiRun(
+  t: TestServer,
+  text: string,
+  tools: Record<string, unknown>[] = [],
+): Promise<WireEvent[]> {
   const recorder = new RecordingFetch();
   const agent = new HttpAgent({ url: `${t.url}/ag-ui/run`, fetch: recorder.fetch });
   agent.addMessage({ id: crypto.randomUUID(), role: "user", content: text });
   const events: WireEvent[] = [];
-  await agent.runAgent({}, {
-    onEvent: ({ event }) => {
-      events.push(event as WireEvent);
-    },
-  });
+  const onEvent = ({ event }: { event: unknown }) => {
+    events.push(event as WireEvent);
+  };
+  try {
+    // deno-lint-ignore no-explicit-any
+    await agent.runAgent({ tools: tools as any }, { onEvent });
+  } catch (error) {
+    // A failed run ends with RUN_ERROR, which the client raises once it has passed it on.
+    if (!events.some((e) => e.type === "RUN_ERROR")) throw error;
+  }
   await recorder.checkAll();
   return events;
+}
+
+/** What one recording did on every layer (see `onEveryLayer`). */
+export interface Layers {
+  /** The native run's events, `run_finished` last. */
+  events: EventData[];
+  /** Its `run_finished`. */
+  end: EventData;
+  /** The session's stored messages after the native run. */
+  stored: Record<string, unknown>[];
+  /** The native run's record. */
+  record: Record<string, unknown>;
+  /** The events of the same recording run again through AG-UI (`@ag-ui/client`). */
+  agUi: WireEvent[];
+}
+
+/** The text of a native stream's `text_message_content` events. */
+export const nativeText = (events: EventData[]) =>
+  events.filter((e) => e.kind === "text_message_content").map((e) => e.delta).join("");
+
+/**
+ * Runs the agent natively on session `body.session_id`, then once more through AG-UI (the replay
+ * server must hold an answer for each), and checks that the layers agree: the run record has the
+ * stream's status, error, usage and finish reason; the stored assistant messages hold the text
+ * the stream said; AG-UI ends as the native run did (`RUN_ERROR` with its code for a failed run,
+ * `RUN_FINISHED` otherwise) after the same text.
+ */
+export async function onEveryLayer(
+  t: TestServer,
+  body: Record<string, unknown> & { session_id: string },
+  agUiTools: Record<string, unknown>[] = [],
+): Promise<Layers> {
+  const events = await run(t, body);
+  const end = events.at(-1)!;
+  assert.equal(end.kind, "run_finished");
+  const record = await runRecord(t, end.run_id as string);
+  assert.equal(record.status, end.status);
+  assert.deepEqual(record.error ?? null, end.error ?? null);
+  assert.deepEqual(record.usage, end.usage ?? null);
+  assert.equal(record.finish_reason, end.finish_reason ?? null);
+  const stored = await storedMessages(t, body.session_id);
+  const storedText = stored.filter((m) => m.role === "assistant" && m.run_id === end.run_id)
+    .flatMap((m) => m.content as { type: string; value?: unknown }[])
+    .filter((p) => p.type === "text").map((p) => p.value).join("");
+  assert.equal(storedText, nativeText(events), "the store holds what was streamed");
+
+  const agUi = await agUiRun(t, "again", agUiTools);
+  const agText = agUi.filter((e) => e.type === "TEXT_MESSAGE_CONTENT")
+    .map((e) => (e as { delta?: string }).delta).join("");
+  assert.equal(agText, nativeText(events), "AG-UI shows the same text");
+  const last = agUi.at(-1) as { type: string; code?: string };
+  if (end.status === "failed") {
+    assert.equal(last.type, "RUN_ERROR");
+    assert.equal(last.code, (end.error as { code: string }).code);
+  } else {
+    assert.equal(last.type, "RUN_FINISHED");
+  }
+  return { events, end, stored, record, agUi };
 }

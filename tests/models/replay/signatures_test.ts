@@ -2,10 +2,11 @@
  * What a thinking model needs back: recorded Anthropic thinking (signed and redacted) and Gemini 3
  * thought signatures are stored with the assistant message and sent back, as the provider
  * requires, on the next model call of the run and of later runs on the session. Each test asserts
- * what the SECOND request carries, against the request the real API accepted.
+ * what the SECOND request carries, against the request the real API accepted, and checks the first
+ * turn's recording on every layer (`onEveryLayer`).
  */
 import assert from "node:assert/strict";
-import { clientTool, run, startRig, storedMessages, user } from "./run_kit.ts";
+import { clientTool, onEveryLayer, run, startRig, storedMessages, user } from "./run_kit.ts";
 import { cuts, fixtureJson, payloads, recording, replay } from "./server.ts";
 
 // deno-lint-ignore no-explicit-any
@@ -72,6 +73,16 @@ for (const piece of [undefined, 7]) {
       provider_metadata: { anthropic: { signature: thinking.signature } },
     });
     assert.equal(assistant.content[1].type, "text");
+
+    // The first turn's recording on every layer (a new session, and AG-UI).
+    rig.replay.enqueue(replay(first, { piece }), replay(first, { piece }));
+    const layers = await onEveryLayer(
+      rig.t,
+      { session_id: "think-layers", tools, messages: [user("Largest city?")] },
+      tools,
+    );
+    assert.equal(layers.end.status, "interrupted");
+    assert.ok(layers.agUi.some((e) => e.type === "REASONING_MESSAGE_CONTENT"));
   });
 
   Deno.test(`replay: redacted and signed thinking reach the next run on the session${how}`, async () => {
@@ -95,6 +106,12 @@ for (const piece of [undefined, 7]) {
       }
     }
     assert.ok(blocks.some((b) => b.type === "redacted_thinking"), "the recording has one");
+    rig.replay.enqueue(replay(rec, { piece }), replay(rec, { piece }));
+    const layers = await onEveryLayer(rig.t, {
+      session_id: "redacted-layers",
+      messages: [user("x")],
+    });
+    assert.ok(layers.agUi.some((e) => e.type === "REASONING_ENCRYPTED_VALUE"));
     const sent = rig.replay.requests[1].body as Loose;
     const assistant = sent.messages[1];
     assert.equal(assistant.role, "assistant");
@@ -143,5 +160,19 @@ for (const piece of [undefined, 7]) {
     const acceptedSig = accepted.contents[1].parts[0].thoughtSignature;
     assert.equal(fc.thoughtSignature, streamed.thoughtSignature);
     assert.equal(fc.thoughtSignature.replaceAll("+", "-").replaceAll("/", "_"), acceptedSig);
+
+    // The first turn's recording on every layer (a new session, and AG-UI).
+    rig.replay.enqueue(replay(first, { piece }), replay(first, { piece }));
+    const layers = await onEveryLayer(
+      rig.t,
+      { session_id: "gemini-layers", tools, messages: [user("Capital?")] },
+      tools,
+    );
+    assert.equal(layers.end.status, "interrupted");
+    const stored = layers.stored.find((m) => m.role === "assistant") as Loose;
+    assert.equal(
+      stored.tool_calls[0].provider_metadata.google.thoughtSignature,
+      streamed.thoughtSignature,
+    );
   });
 }
