@@ -5,14 +5,23 @@
  * part of the stored assistant message, an AG-UI `CUSTOM` event `source` (official client), an AI
  * SDK `source-url` part (official chat, every chunk checked against the `ai` package's schema) and
  * a data part of the A2A `sources` artifact (`@a2a-js/sdk`, streamed and read). The expected
- * sources are read from the recording itself, in its order.
+ * sources are read from the recording itself, in its order. Gemini's Google Search grounding
+ * chunks are sources on every layer too.
  */
 import assert from "node:assert/strict";
 import type { StreamResponse } from "@a2a-js/sdk";
 import { asTask, clientFor, collect, message, request, text } from "../../protocols/a2a/sdk.ts";
 import { Chat, ChatFetch, transport } from "../../protocols/ai_sdk/chat.ts";
-import { agUiRun, run, runRecord, startRig, storedMessages, user } from "./run_kit.ts";
-import { fixtureText, recording, replay } from "./server.ts";
+import {
+  agUiRun,
+  onEveryLayer,
+  run,
+  runRecord,
+  startRig,
+  storedMessages,
+  user,
+} from "./run_kit.ts";
+import { fixtureText, payloads, recording, replay } from "./server.ts";
 
 // deno-lint-ignore no-explicit-any
 type Loose = any;
@@ -151,3 +160,30 @@ for (const piece of [undefined, 7]) {
     });
   });
 }
+
+Deno.test("replay: Gemini grounding chunks are sources on every layer", async () => {
+  const rec = recording("google/google-web-search-grounding.sse");
+  const chunks = (payloads(rec) as Loose[]).flatMap((p) =>
+    p.candidates?.[0]?.groundingMetadata?.groundingChunks ?? []
+  ).map((c: Loose) => ({ source_type: "url", url: c.web.uri, title: c.web.title }));
+  assert.ok(chunks.length > 0, "the recording has grounding chunks");
+  await using rig = await startRig("google");
+  rig.replay.enqueue(replay(rec), replay(rec));
+  const { events, stored, agUi } = await onEveryLayer(rig.t, {
+    session_id: "grounded",
+    messages: [user("weather")],
+  });
+  const sources = events.filter((e) => e.kind === "source") as Loose[];
+  // The provider gives them in its own order: compare as sets of (url, title).
+  const key = (s: Loose) => `${s.url} ${s.title}`;
+  assert.deepEqual(
+    sources.map(({ kind: _k, timestamp: _t, message_id: _m, ...s }) => withoutId(s)).map(key)
+      .sort(),
+    chunks.map(key).sort(),
+  );
+  const parts = (stored.find((m) => m.role === "assistant") as Loose).content
+    .filter((p: Loose) => p.type === "source");
+  assert.equal(parts.length, sources.length);
+  const custom = agUi.filter((e) => e.type === "CUSTOM" && (e as Loose).name === "source");
+  assert.equal(custom.length, sources.length);
+});
