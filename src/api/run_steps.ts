@@ -13,6 +13,10 @@ export const MAX_REQUEST_BYTES = 65_536;
 /** Bytes of a tool call's arguments, and of its result, kept per call. */
 export const MAX_TOOL_VALUE_BYTES = 16_384;
 
+/** Emits of a tool call kept (the first ones), and bytes of each one's value. */
+export const MAX_EMITS = 50;
+export const MAX_EMIT_BYTES = 1_024;
+
 /** A model request as the provider received it. */
 export const SentRequestSchema = z.object({
   url: z.string().optional().describe(
@@ -52,6 +56,14 @@ export const ToolCallTraceSchema = z.object({
   is_error: z.boolean().describe("Whether the call failed."),
   started_at: z.string().describe("When the call started (RFC 3339)."),
   duration_ms: z.number().nonnegative().describe("Milliseconds the call took."),
+  emits: z.array(z.object({
+    name: z.string().describe("The emit's name."),
+    value: z.unknown().describe(
+      "Its value; over 1,024 bytes of JSON, its first bytes as a string.",
+    ),
+  })).optional().describe(
+    "What the call emitted (`custom` events), the first 50; absent when it emitted nothing.",
+  ),
 }).meta({ id: "ToolCallTrace", description: "A server tool call: its input, output and time." });
 
 /** One step of a run. */

@@ -379,9 +379,10 @@ class Execution {
   /** Calls a server tool, yielding its emits live, then its result and state change. */
   private async *runServerTool(call: ToolCall, tool: Tool): AsyncGenerator<RunEvent> {
     const scope = { ids: this.input, context: this.context, signal: this.signal, log: this.log };
-    const traced = this.trace.toolStarted(call);
-    const { result, is_error, change } = yield* callServerTool(tool, call, scope);
-    traced(result, is_error);
+    const { result, is_error, change } = yield* this.trace.tool(
+      call,
+      callServerTool(tool, call, scope),
+    );
     if (change) {
       this.context = change.context;
       this.writes.dirty = true;

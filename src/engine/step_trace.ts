@@ -7,11 +7,14 @@
  */
 import {
   boundedJson,
+  MAX_EMIT_BYTES,
+  MAX_EMITS,
   MAX_REQUEST_BYTES,
   MAX_TOOL_VALUE_BYTES,
   type RunStep,
 } from "../api/run_steps.ts";
 import type { ToolCall } from "../api/schemas.ts";
+import type { RunEvent } from "../api/events.ts";
 import type { Logger } from "../log.ts";
 import type { ModelEvent, ModelStream } from "../models/mod.ts";
 import type { Store } from "../store/mod.ts";
@@ -92,24 +95,42 @@ export class StepTrace {
   }
 
   /**
-   * A server tool call of the open tool step starts now; the returned function, called with its
-   * outcome, keeps its input, output and duration.
+   * A server tool call of the open tool step: its events pass through, the emits among them kept
+   * (the first `MAX_EMITS`), and its outcome is kept with its input and duration.
    */
-  toolStarted(call: ToolCall): (result: unknown, isError: boolean) => void {
+  async *tool<R extends { result: unknown; is_error: boolean }>(
+    call: ToolCall,
+    calling: AsyncGenerator<RunEvent, R>,
+  ): AsyncGenerator<RunEvent, R> {
     const started_at = new Date(this.options.now()).toISOString();
     const t0 = performance.now();
     const calls = this.#open?.record.tool_calls;
-    return (result, isError) => {
-      calls?.push({
-        tool_call_id: call.id,
-        tool_name: call.name,
-        arguments: boundedJson(call.arguments, MAX_TOOL_VALUE_BYTES).value,
-        result: boundedJson(result ?? null, MAX_TOOL_VALUE_BYTES).value,
-        is_error: isError,
-        started_at,
-        duration_ms: since(t0),
-      });
-    };
+    const emits: { name: string; value: unknown }[] = [];
+    let next: IteratorResult<RunEvent, R> | undefined;
+    try {
+      for (next = await calling.next(); !next.done; next = await calling.next()) {
+        const event = next.value;
+        if (event.kind === "custom" && emits.length < MAX_EMITS) {
+          emits.push({ name: event.name, value: boundedJson(event.value, MAX_EMIT_BYTES).value });
+        }
+        yield event;
+      }
+    } finally {
+      // Abandoned midway (the run stopped reading): the call is closed as `yield*` would.
+      if (!next?.done) await calling.return(undefined as unknown as R);
+    }
+    const outcome = next.value;
+    calls?.push({
+      tool_call_id: call.id,
+      tool_name: call.name,
+      arguments: boundedJson(call.arguments, MAX_TOOL_VALUE_BYTES).value,
+      result: boundedJson(outcome.result ?? null, MAX_TOOL_VALUE_BYTES).value,
+      is_error: outcome.is_error,
+      started_at,
+      duration_ms: since(t0),
+      ...(emits.length > 0 ? { emits } : {}),
+    });
+    return outcome;
   }
 
   /**

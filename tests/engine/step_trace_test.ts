@@ -5,6 +5,7 @@
  */
 import assert from "node:assert/strict";
 import type { RunStep } from "../../src/api/run_steps.ts";
+import { makeEvent } from "../../src/api/events.ts";
 import { StepTrace } from "../../src/engine/step_trace.ts";
 import { createLogger } from "../../src/log.ts";
 import type { ModelEvent, ModelStream } from "../../src/models/mod.ts";
@@ -71,10 +72,29 @@ Deno.test("step trace: without recording, no request; no output, no first token"
 Deno.test("step trace: a tool step keeps each call, bounded; a failed save is logged", async () => {
   const { t, saved } = trace(false);
   t.begin(2, "tools");
-  t.toolStarted({ id: "c1", name: "add", arguments: { a: 1 } })(2, false);
-  t.toolStarted({ id: "c2", name: "big", arguments: {} })("x".repeat(20_000), true);
+  const calling = async function* (result: unknown, is_error: boolean, emits: number) {
+    for (let i = 0; i < emits; i++) yield makeEvent("custom", { name: "tick", value: i });
+    return { result, is_error };
+  };
+  const seen: string[] = [];
+  const tool = t.tool({ id: "c1", name: "add", arguments: { a: 1 } }, calling(2, false, 60));
+  let next = await tool.next();
+  for (; !next.done; next = await tool.next()) seen.push(next.value.kind);
+  assert.deepEqual(next.value, { result: 2, is_error: false });
+  assert.equal(seen.length, 60, "every event passes through");
+  for await (
+    const _ of t.tool(
+      { id: "c2", name: "big", arguments: {} },
+      calling("x".repeat(20_000), true, 0),
+    )
+  ) {
+    // drained
+  }
   await t.end();
   const calls = saved[0].tool_calls!;
+  assert.equal(calls[0].emits!.length, 50, "the first 50 emits are kept");
+  assert.deepEqual(calls[0].emits![1], { name: "tick", value: 1 });
+  assert.equal(calls[1].emits, undefined);
   assert.deepEqual(calls.map((c) => [c.tool_call_id, c.tool_name, c.is_error]), [
     ["c1", "add", false],
     ["c2", "big", true],
@@ -86,4 +106,23 @@ Deno.test("step trace: a tool step keeps each call, bounded; a failed save is lo
   failing.t.begin(1, "tools");
   await failing.t.end();
   assert.match(failing.logs.join("\n"), /could not save the step record of the run.*disk full/);
+});
+
+Deno.test("step trace: a tool call abandoned midway is closed, as yield* would", async () => {
+  const { t } = trace(false);
+  t.begin(1, "tools");
+  let closed = false;
+  const calling = async function* () {
+    try {
+      yield makeEvent("custom", { name: "tick", value: 0 });
+      yield makeEvent("custom", { name: "tick", value: 1 });
+      return { result: null, is_error: false };
+    } finally {
+      closed = true;
+    }
+  };
+  const tool = t.tool({ id: "c1", name: "slow", arguments: {} }, calling());
+  await tool.next();
+  await tool.return(undefined as never);
+  assert.ok(closed);
 });

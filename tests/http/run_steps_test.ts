@@ -101,6 +101,11 @@ Deno.test("run steps: timings, the model request with secrets masked, tool calls
     assert.ok(call.duration_ms >= 0 && call.duration_ms <= tools.duration_ms);
     const stored = events.find((e) => e.kind === "tool_call_result")!;
     assert.deepEqual(call.result, stored.content);
+    // What it emitted on the way (the fixture reports progress three times).
+    assert.deepEqual(
+      call.emits.map((e: { name: string; value: { value: number } }) => [e.name, e.value.value]),
+      [["progress", 0], ["progress", 0.5], ["progress", 1]],
+    );
 
     // Another tenant does not see the run; an unknown run is not found.
     const other = await t.fetch(`/v1/runs/${runId}/steps`, { headers: { "x-tenant-id": "other" } });

@@ -6,7 +6,7 @@
  * run and of a session are summed by the server.
  */
 import { api, enc } from "./api.js";
-import { $, h, pretty, short } from "./dom.js";
+import { $, compact, h, pretty, short } from "./dom.js";
 
 /** Tokens as "in 120 / out 35 tokens" (what the provider reported). */
 export function tokens(usage) {
@@ -85,6 +85,13 @@ function toolView(call) {
     }),
     h("pre", { class: "json tool-args", text: pretty(call.arguments) }),
     h("pre", { class: "json tool-result", text: pretty(call.result) }),
+    call.emits
+      ? h("pre", {
+        class: "json tool-emits",
+        title: "What the call emitted",
+        text: call.emits.map((e) => e.name + " " + compact(e.value)).join("\n"),
+      })
+      : null,
   );
 }
 
