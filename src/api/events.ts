@@ -53,6 +53,14 @@ export const RunEventPayloadSchemas = {
   messages_snapshot: z.object({
     messages: z.array(MessageSchema).describe("The session's conversation, oldest first."),
   }).describe("The whole conversation the run starts from."),
+  messages_added: z.object({
+    messages: z.array(MessageSchema).describe(
+      "The messages, as stored: `user` messages, usually, with this run's `run_id`.",
+    ),
+  }).describe(
+    'Messages sent to the running run by another request (`multitask_strategy: "steer"`, ' +
+      "an extension) joined its conversation at a step boundary: the next model step sees them.",
+  ),
   step_started: z.object({ step: Step, step_name: StepName }).describe(
     "A model or tools step began.",
   ),

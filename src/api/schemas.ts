@@ -440,6 +440,10 @@ export type PatchOperation = z.infer<typeof PatchOperationSchema>;
 export const RunStartedSchema = z.object({
   run_id: z.string().describe("The run's id."),
   session_id: z.string().describe("The session it runs in."),
+  steered: z.boolean().optional().describe(
+    "True when the request's messages joined the session's running run `run_id` " +
+      '(`multitask_strategy: "steer"`) instead of starting a run (extension).',
+  ),
 }).meta({ id: "RunStarted", description: "A run started in the background." });
 
 /** Page size bounds of every list endpoint (spec: default 100, 1 to 1000). */

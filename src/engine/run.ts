@@ -184,6 +184,7 @@ class Execution {
 
     while (true) {
       if (this.signal.aborted) throw new RunCancelled();
+      yield* this.steer();
       if (this.modelSteps >= this.setup.max_steps) {
         if (this.writes.dirty) await this.checkpoint([], true);
         const payload: InterruptPayload = {
@@ -199,6 +200,8 @@ class Execution {
       }
       const turn = yield* this.modelStep();
       if (turn.calls.length === 0) {
+        // Messages that joined while the model answered get an answer in this run too.
+        if (yield* this.steer()) continue;
         const result: RunResult = { text: turn.text, context: this.context };
         return { status: "completed", interrupt_payload: null, result };
       }
@@ -224,6 +227,26 @@ class Execution {
       code: "token_budget_exceeded",
       message: `the run used ${used} tokens, more than its budget of ${budget}`,
     };
+  }
+
+  /**
+   * At a step boundary: takes the messages other requests sent to the run meanwhile (steer) into
+   * its conversation, written by the store as they are taken; true when there were any.
+   */
+  private async *steer(): AsyncGenerator<RunEvent, boolean> {
+    if (!this.options.steered?.()) return false;
+    await this.writes.flushLast();
+    const messages = await this.deps.store.takeSteering({
+      tenant_id: this.input.tenant_id,
+      session_id: this.input.session_id,
+      run_id: this.input.run_id,
+      ...(this.options.attempt !== undefined ? { attempt: this.options.attempt } : {}),
+    });
+    if (messages.length === 0) return false;
+    this.writes.adopt(messages);
+    this.log.info("steering messages joined the run", { messages: messages.length });
+    yield makeEvent("messages_added", { messages });
+    return true;
   }
 
   /**

@@ -117,6 +117,24 @@ export class StepWriter {
   }
 
   /**
+   * Takes messages the store already wrote into the conversation for the run (steering, see
+   * `Store.takeSteering`): the run sees them from now on. The last step kept for the outcome is
+   * written first (`flushLast`), so they follow it.
+   */
+  adopt(messages: Message[]): void {
+    this.conversation.push(...messages);
+    this.dirty = true;
+  }
+
+  /** Writes the step kept for the outcome now (the run goes on after all). */
+  async flushLast(): Promise<void> {
+    await this.save();
+    const last = this.#last;
+    this.#last = null;
+    if (last) await this.#store.commitStep(last);
+  }
+
+  /**
    * After a failure that leaves no checkpoint: the messages the failed step completed become the
    * last step, without a checkpoint.
    */

@@ -180,4 +180,12 @@ export interface RunOptions {
    * the lost attempt left without a result are run again only when idempotent.
    */
   attempt?: number;
+  /**
+   * Whether messages may wait in the run's steering inbox (another request sent them with
+   * `multitask_strategy: "steer"`): asked at each step boundary before a model step, and once
+   * more after the model answered; true makes the engine take them (`Store.takeSteering`) into
+   * the conversation, so the next model step sees them. Each true is one look. Never asked when
+   * omitted.
+   */
+  steered?: () => boolean;
 }

@@ -172,6 +172,7 @@ const CORS_EXPOSE_HEADERS = [
   "location",
   "x-run-id",
   "x-session-id",
+  "x-steered",
   "allow",
   "retry-after",
   "a2a-extensions",

@@ -51,6 +51,11 @@ export interface ActiveRun {
   chain?: string;
   /** `performance.now()` at start, for the duration in the "run finished" log line. */
   started: number;
+  /**
+   * A steer of the run was heard (steering.ts): messages may wait in its inbox; the engine looks
+   * at its next step boundary.
+   */
+  steered: boolean;
 }
 
 /**
@@ -76,6 +81,7 @@ export function newActiveRun(
     seq: 0,
     timestamp: 0,
     recorded: Promise.withResolvers<void>(),
+    steered: false,
     ...more,
   };
 }

@@ -30,7 +30,8 @@ export function resumedRequest(claimed: ClaimedRun): RunRequest {
 
 /** The active run of a claimed run's new attempt: detached (clients re-attach by cursor). */
 export function resumedActive(claimed: ClaimedRun): ActiveRun {
-  return newActiveRun(claimed, claimed.attempt);
+  // Messages may have been sent to it (steer) while it waited or was lost: it looks at once.
+  return { ...newActiveRun(claimed, claimed.attempt), steered: true };
 }
 
 /** Whether the run goes on as another attempt (handed over or fenced), not here. */

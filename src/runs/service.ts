@@ -39,6 +39,7 @@ import { outcomeOf, saveOutcome } from "./outcome.ts";
 import { passedOn, passOn, resumedActive, resumedRequest } from "./attempts.ts";
 import { Multitask, sessionBusy, type WayStrategy } from "./multitask.ts";
 import { RunQueue } from "./run_queue.ts";
+import { listenForSteering, type SteeringDeps, steerRun } from "./steering.ts";
 import { type AttachOptions, openRunStream, queuedEvents, type RunStream } from "./stream.ts";
 import { ReplayBudget } from "./replay_budget.ts";
 import {
@@ -57,6 +58,11 @@ const START_ATTEMPTS = 3;
 export interface StartedRun {
   run_id: string;
   session_id: string;
+  /**
+   * The request's messages joined the session's running run `run_id` (`steer`) instead of
+   * starting one; its `events` start at their `messages_added`.
+   */
+  steered?: boolean;
   /**
    * Attached runs only: every event of the run, ending with `run_finished`; or, for a client that
    * read too slowly, ending with the `slow_consumer` notice while the run goes on.
@@ -103,6 +109,10 @@ export class RunService {
   readonly #clientGrace: ClientGrace;
   /** Double texting: starts that make way for themselves in a busy session. */
   readonly #multitask: Multitask;
+  /** What `steer` needs (steering.ts). */
+  readonly #steering: SteeringDeps;
+  /** Stops listening for steering wakes. */
+  #unlistenSteering: (() => void) | undefined;
   #accepting = true;
   /** Set when shutdown's grace is over: unsaved outcomes are not retried any more. */
   #stopRetrying = false;
@@ -153,6 +163,13 @@ export class RunService {
       cancel: (tenant, runId) => this.cancel(tenant, runId),
       pollInterval: this.#pollInterval,
     });
+    this.#steering = {
+      store: this.#store,
+      pubsub: this.#pubsub,
+      log: this.#log,
+      attach: (tenant, runId, options) => this.attach(tenant, runId, options),
+      lastSeq: (runId) => this.#delivery.lastSeq(runId),
+    };
     this.#leases = new Leases({
       store: this.#store,
       pubsub: this.#pubsub,
@@ -181,6 +198,10 @@ export class RunService {
 
   /** Starts the heartbeat, the cancellation watch, the sweeper and the run queue's poll. */
   async open(): Promise<void> {
+    this.#unlistenSteering = await listenForSteering(this.#pubsub, this.#log, (runId) => {
+      const active = this.#active.get(runId);
+      if (active) active.steered = true;
+    });
     await this.#leases.open();
     this.#queue.open();
   }
@@ -213,9 +234,21 @@ export class RunService {
       while (true) {
         if (!this.#accepting) throw runServiceErrors.shuttingDown();
         const current = await this.runningRun(tenant, sessionId);
-        // `steer` waits like `enqueue` until steering lands.
-        const way: WayStrategy = strategy === "steer" ? "enqueue" : strategy;
-        if (current) await this.#multitask.makeWay(tenant, current, way);
+        if (current && strategy === "steer") {
+          const joined = await steerRun(this.#steering, tenant, current, request);
+          if (joined) {
+            if (!attached) await joined.events.return(undefined);
+            return {
+              run_id: joined.run_id,
+              session_id: sessionId,
+              steered: true,
+              ...(attached ? { events: joined.events } : {}),
+            };
+          }
+          // The run ended without taking them: they start a run of their own.
+        } else if (current) {
+          await this.#multitask.makeWay(tenant, current, strategy as WayStrategy);
+        }
         try {
           return await this.#startNow(tenant, request, attached, link);
         } catch (err) {
@@ -298,6 +331,12 @@ export class RunService {
       attempt: active.attempt,
       finish: (last) => {
         active.last = last;
+      },
+      // One look each time a steer was heard (steering.ts).
+      steered: () => {
+        const heard = active.steered;
+        active.steered = false;
+        return heard;
       },
     });
   }
@@ -464,6 +503,7 @@ export class RunService {
     }
     this.#clientGrace.close();
     await this.#delivery.flush();
+    this.#unlistenSteering?.();
     await this.#leases.close();
   }
 

@@ -5,6 +5,7 @@
  * store makes its decoders with its own reading of JSON; integers always go through `Number`
  * (postgres.js returns a `bigint` column as a string).
  */
+import type { Message } from "../api/schemas.ts";
 import type { CheckpointRow, MessageRow, RunRow, SessionRow } from "./records.ts";
 import type { ClaimedRun } from "./types.ts";
 
@@ -89,4 +90,15 @@ export function rowDecoders(json: (column: unknown) => unknown): RowDecoders {
 /** JSON text of a value to write into a JSON column; SQL NULL for null or undefined. */
 export function jsonText(value: unknown): string | null {
   return value === undefined || value === null ? null : JSON.stringify(value);
+}
+
+/**
+ * A run's steering inbox (its JSON text) split into the messages of `messageIds`, taken, and the
+ * JSON text of the others, left (null when none is).
+ */
+export function splitSteering(steering: string, messageIds: string[]): [Message[], string | null] {
+  const ids = new Set(messageIds);
+  const waiting = JSON.parse(steering) as Message[];
+  const left = waiting.filter((m) => !ids.has(m.message_id));
+  return [waiting.filter((m) => ids.has(m.message_id)), left.length ? JSON.stringify(left) : null];
 }

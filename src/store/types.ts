@@ -353,6 +353,24 @@ export interface Store {
   /** The steps of a run of the tenant, in step then attempt order; null without such a run. */
   listRunSteps(tenant: string, runId: string): Promise<RunStep[] | null>;
   /**
+   * Puts messages (records of the run, `run_id` set) in a running (or queued) run's steering
+   * inbox, after those already waiting, for the run to take at its next step boundary
+   * (`takeSteering`). False, writing nothing, when the tenant's run is not running.
+   */
+  steerRun(tenant: string, runId: string, messages: Message[]): Promise<boolean>;
+  /**
+   * Takes what waits in the run's steering inbox, one transaction: appends the messages to the
+   * session's conversation (as `commitStep` would, fenced by `step.attempt`) and empties the
+   * inbox. Resolves with the messages taken, oldest first (none: nothing written).
+   */
+  takeSteering(step: Omit<StepCommit, "messages" | "checkpoint">): Promise<Message[]>;
+  /**
+   * Takes back, from the steering inbox of a run that is no longer running (it ended before
+   * taking them), those of the messages `messageIds` that still wait there, resolving with them;
+   * none while the run runs.
+   */
+  reclaimSteering(runId: string, messageIds: string[]): Promise<Message[]>;
+  /**
    * Cancels a running run of the tenant (no change when terminal). Returns the run after the
    * call, or null when the tenant has no such run.
    */
@@ -470,6 +488,9 @@ export type RunMethods = Pick<
   | "commitStep"
   | "finishRun"
   | "saveModelReport"
+  | "steerRun"
+  | "takeSteering"
+  | "reclaimSteering"
   | "cancelRun"
 >;
 

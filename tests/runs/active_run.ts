@@ -20,6 +20,7 @@ export function activeRun(extra: Partial<ActiveRun> = {}): ActiveRun {
     recorded: Promise.withResolvers<void>(),
     last: null,
     started: performance.now(),
+    steered: false,
     ...extra,
   };
 }

@@ -7,6 +7,9 @@
 import assert from "node:assert/strict";
 import type { Message } from "../../src/api/schemas.ts";
 import { sessionBusy } from "../../src/runs/multitask.ts";
+import { listenForSteering, STEER_CHANNEL } from "../../src/runs/steering.ts";
+import { createLogger } from "../../src/log.ts";
+import { createMemoryPubSub } from "../../src/pubsub/memory.ts";
 import { runServiceErrors } from "../../src/runs/errors.ts";
 import {
   assertError,
@@ -24,6 +27,8 @@ const paced = (ms: number) => ({
 });
 /** Twenty words: a run that streams for a while when paced. */
 const LONG = Array.from({ length: 20 }, (_, i) => `w${i + 1}`).join(" ");
+/** What a steer adds: long enough that the run is still answering it a while later. */
+const ALSO = Array.from({ length: 20 }, (_, i) => `also${i + 1}`).join(" ");
 
 async function startDetached(t: TestServer, body: Record<string, unknown>) {
   const res = await t.fetch("/v1/runs/start", { method: "POST", json: body });
@@ -145,5 +150,76 @@ for (const store of storeKinds) {
     const messages = await conversation(t, "mt-rollback");
     assert.deepEqual(messages.map(textOf), ["kept", "kept", "instead", "instead"]);
     assert.ok(messages.every((m) => m.run_id !== first.run_id));
+  });
+}
+
+Deno.test("steering wakes: every run id published on the channel is heard", async () => {
+  const pubsub = createMemoryPubSub({ capacity: 64, prefix: "steer-test" });
+  const heard: string[] = [];
+  const stop = await listenForSteering(pubsub, createLogger("error", {}, () => {}), (id) => {
+    heard.push(id);
+  });
+  await pubsub.publish(STEER_CHANNEL, "r1");
+  await pubsub.publish(STEER_CHANNEL, "r2");
+  await eventually(() => heard.length === 2);
+  assert.deepEqual(heard, ["r1", "r2"]);
+  stop();
+  await pubsub.close();
+});
+
+for (const store of storeKinds) {
+  Deno.test(`multitask (${store}): steer joins the running run before its answer`, async () => {
+    await using t = await startTestServer({ store });
+    const first = await busySession(t, "mt-steer");
+    // Detached: answered once the run took the message, with the run it joined.
+    const joined = await startDetached(t, {
+      session_id: "mt-steer",
+      messages: [text(ALSO)],
+      multitask_strategy: "steer",
+    });
+    assert.deepEqual(joined, { run_id: first.run_id, session_id: "mt-steer", steered: true });
+    // Attached, while the run answers the first (its answer takes a while): the joined run's
+    // stream from the new message on.
+    const res = await t.fetch("/v1/runs", {
+      method: "POST",
+      json: { session_id: "mt-steer", messages: [text("one more")], multitask_strategy: "steer" },
+    });
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get("x-run-id"), first.run_id);
+    assert.equal(res.headers.get("x-steered"), "true");
+    const events = await readEvents(res);
+    assert.equal(events[0].kind, "messages_added");
+    const added = events[0].messages as Message[];
+    assert.deepEqual(added.map((m) => [m.role, textOf(m), m.run_id]), [
+      ["user", "one more", first.run_id],
+    ]);
+    const end = events.at(-1)!;
+    assert.equal(end.kind, "run_finished");
+    assert.equal(end.status, "completed");
+    assert.equal((end.result as { text: string }).text, "one more");
+    // One run, its conversation: each message answered in turn, before its final answer.
+    const messages = await conversation(t, "mt-steer");
+    assert.ok(messages.every((m) => m.run_id === first.run_id));
+    assert.deepEqual(messages.map((m) => [m.role, textOf(m)]), [
+      ["user", LONG],
+      ["assistant", LONG],
+      ["user", ALSO],
+      ["assistant", ALSO],
+      ["user", "one more"],
+      ["assistant", "one more"],
+    ]);
+    const runs = await t.fetch("/v1/sessions/mt-steer/runs");
+    assert.equal((await runs.json()).items.length, 1);
+  });
+
+  Deno.test(`multitask (${store}): steer without a running run starts one`, async () => {
+    await using t = await startTestServer({ store });
+    const started = await startDetached(t, {
+      session_id: "mt-steer-idle",
+      messages: [text("hello")],
+      multitask_strategy: "steer",
+    });
+    assert.equal(started.steered, undefined);
+    await eventually(async () => (await getRun(t, started.run_id)).status === "completed");
   });
 }

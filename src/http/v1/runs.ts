@@ -155,6 +155,11 @@ export function runRoutes(): Routes {
         headers: {
           "x-run-id": header("The run's id."),
           "x-session-id": header("The session's id."),
+          "x-steered": header(
+            "`true` when the request's messages joined the running run `X-Run-ID` " +
+              '(`multitask_strategy: "steer"`): the stream is that run\'s from their ' +
+              "`messages_added` on.",
+          ),
         },
         content: RUN_STREAM,
       },
@@ -173,11 +178,16 @@ export function runRoutes(): Routes {
       retryMs: RETRY_MS,
       // The spec: an attached run whose client goes away is cancelled, through the database,
       // once `runtime.attached.reattach_grace` passed without a client re-attaching; unless the
-      // client asked it to continue (it resumes by cursor).
-      onClientGone: onDisconnect === "cancel"
+      // client asked it to continue (it resumes by cursor). A steering request's stream is
+      // another request's run: dropping it changes nothing.
+      onClientGone: onDisconnect === "cancel" && !started.steered
         ? () => void runs.clientGone(tenant, started.run_id)
         : undefined,
-      headers: { "x-run-id": started.run_id, "x-session-id": started.session_id },
+      headers: {
+        "x-run-id": started.run_id,
+        "x-session-id": started.session_id,
+        ...(started.steered ? { "x-steered": "true" } : {}),
+      },
     });
   });
 
@@ -204,7 +214,8 @@ export function runRoutes(): Routes {
       c.req.valid("json"),
       false,
     );
-    return c.json({ run_id: started.run_id, session_id: started.session_id }, 202, {
+    const body = { run_id: started.run_id, session_id: started.session_id };
+    return c.json(started.steered ? { ...body, steered: true } : body, 202, {
       location: `/v1/runs/${started.run_id}`,
     });
   });

@@ -3,8 +3,10 @@
  * (each frame holds exactly one of `task`, `statusUpdate`, `artifactUpdate`):
  *
  * - `run_queued` (an attached run waits for a free slot) → statusUpdate SUBMITTED with
- *   `metadata.queueDepth`; `run_started` → statusUpdate WORKING; `run_resumed` (a new attempt after a lost replica) →
- *   statusUpdate WORKING again, the lost attempt's held-back text dropped;
+ *   `metadata.queueDepth`; `run_started` → statusUpdate WORKING; `run_resumed` (a new attempt
+ *   after a lost replica) → statusUpdate WORKING again, the lost attempt's held-back text
+ *   dropped; `messages_added` (messages that joined the working task, steer) → statusUpdate
+ *   WORKING with each message;
  * - each assistant text message → artifactUpdate chunks of the artifact whose id is the message id
  *   (`append` false on its first chunk, `lastChunk` true on its last; the encoder holds one delta
  *   back so the last chunk carries text rather than being an empty marker);
@@ -22,6 +24,7 @@ import { type Cursor, frameId, isAfter, parseCursor } from "../../http/kit/mod.t
 import { ALL_OUTPUT_MODES, type OutputModes } from "./request.ts";
 import type { Artifact, StreamResponse, Task } from "./responses.ts";
 import {
+  historyMessage,
   reasoningArtifact,
   sourcesArtifact,
   stateArtifact,
@@ -106,6 +109,15 @@ export class A2aEncoder {
           state: "TASK_STATE_WORKING",
           timestamp: isoOf(event.timestamp),
         })];
+      case "messages_added": {
+        // Messages another request sent to the working task (steer): a WORKING status update
+        // carrying each, as history shows them.
+        const timestamp = isoOf(event.timestamp);
+        return event.messages.flatMap((m) => {
+          const message = historyMessage(m, this.#taskId);
+          return message ? [this.#status({ state: "TASK_STATE_WORKING", message, timestamp })] : [];
+        });
+      }
       case "text_message_content": {
         if (!this.#modes.text || event.delta === "") return [];
         const out = this.#held && this.#held.messageId !== event.message_id

@@ -7,7 +7,7 @@ import type { MessageInput as NativeMessageInput, RunRequest } from "../../api/s
 import { ClientIdSchema } from "../../api/schemas.ts";
 import { apiErrorOf } from "../../http/kit/mod.ts";
 import type { ChainState, SessionState } from "../../runs/reads.ts";
-import type { RunLink } from "../../runs/service.ts";
+import type { RunLink, StartedRun } from "../../runs/service.ts";
 import type { A2aCall } from "./call.ts";
 import { declaredExtensions } from "./card.ts";
 import { type A2aFrame, a2aFrames, submittedTask } from "./encoder.ts";
@@ -83,7 +83,13 @@ export async function prepareSend(call: A2aCall, body: SendMessageRequest): Prom
   let state: SessionState | null = null;
   let taskId: string = runId;
   let link: RunLink | undefined;
-  if (message.taskId) {
+  if (message.taskId && strategy === "steer" && await working(call, message.taskId)) {
+    // A message for a working task, to join it: a steer of its context's running run.
+    const latest = latestRun(await loadChain(call, message.taskId));
+    sessionId = latest.session_id;
+    state = await runs.sessionState(call.tenant, sessionId);
+    assertNewMessageId(state, message.messageId);
+  } else if (message.taskId) {
     const chain = await loadChain(call, message.taskId);
     const latest = latestRun(chain);
     if (message.contextId && message.contextId !== latest.session_id) {
@@ -146,6 +152,12 @@ export async function prepareSend(call: A2aCall, body: SendMessageRequest): Prom
       ...withTools,
     },
   };
+}
+
+/** Whether the task's latest run is working (running or queued). */
+async function working(call: A2aCall, taskId: string): Promise<boolean> {
+  const status = latestRun(await loadChain(call, taskId)).status;
+  return status === "running" || status === "queued";
 }
 
 /**
@@ -235,14 +247,24 @@ function assertWaitingForInput(chain: ChainState, session: SessionState | null):
 export async function sendMessage(call: A2aCall, prepared: PreparedSend): Promise<Task> {
   const view = { historyLength: prepared.historyLength, modes: prepared.modes };
   if (prepared.returnImmediately) {
-    await startRun(call, prepared, false);
-    return await getTask(call, prepared.taskId, view);
+    const started = await startRun(call, prepared, false);
+    return await getTask(call, await taskOf(call, prepared, started), view);
   }
   const started = await startRun(call, prepared, true);
   // The run service persists the outcome before it delivers `run_finished`, so once the events
   // end the record is final.
   for await (const _ of started.events!) { /* drain */ }
-  return await getTask(call, prepared.taskId, view);
+  return await getTask(call, await taskOf(call, prepared, started), view);
+}
+
+/**
+ * The task a send's run is a turn of: the prepared one, or, when the message joined a working
+ * task (`steer`), that task.
+ */
+async function taskOf(call: A2aCall, prepared: PreparedSend, started: StartedRun): Promise<string> {
+  if (!started.steered) return prepared.taskId;
+  const chain = await call.services.runs.chainState(call.tenant, started.run_id);
+  return chain?.origin_run_id ?? started.run_id;
 }
 
 /**
@@ -257,9 +279,13 @@ export async function streamMessage(
 ): Promise<AsyncIterable<A2aFrame>> {
   const submittedAt = new Date().toISOString();
   const started = await startRun(call, prepared, true);
-  const ids = { taskId: prepared.taskId, contextId: started.session_id };
+  const ids = { taskId: await taskOf(call, prepared, started), contextId: started.session_id };
+  // A message that joined a working task (`steer`) streams that task, as it is now, on.
+  const first = started.steered
+    ? { task: await getTask(call, ids.taskId, { historyLength: 0, modes: prepared.modes }) }
+    : submittedTask(ids.taskId, ids.contextId, submittedAt);
   return (async function* () {
-    yield { update: submittedTask(ids.taskId, ids.contextId, submittedAt) };
+    yield { update: first };
     yield* a2aFrames(started.events!, {
       ...ids,
       runId: started.run_id,

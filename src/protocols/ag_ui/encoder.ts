@@ -22,7 +22,7 @@ import {
 } from "../../api/events.ts";
 import { camelUsage } from "../../api/usage.ts";
 import { type Cursor, frameId, isAfter, sseFrame } from "../../http/kit/mod.ts";
-import { contentText, toAgUiMessage } from "./messages.ts";
+import { contentText, textMessageEvents, toAgUiMessage } from "./messages.ts";
 import { reasoningEvents } from "./model_output.ts";
 import { outcomeOf } from "./outcome.ts";
 import { ThreadFold } from "./thread_fold.ts";
@@ -117,6 +117,13 @@ export class AgUiEncoder {
           timestamp,
           messages: event.messages.map(toAgUiMessage),
         }]);
+      case "messages_added":
+        // Messages another request sent to this run (steer); the client's own are in its list.
+        return this.#inRun(
+          event.messages.flatMap((m) =>
+            this.#clientMessages.has(m.message_id) ? [] : textMessageEvents(m, timestamp)
+          ),
+        );
       case "step_started":
         this.#openSteps.push(event.step_name);
         return this.#inRun([{

@@ -96,9 +96,11 @@ export const AgUiEventSchema = z.discriminatedUnion("type", [
   }),
   event(EventType.STEP_STARTED, "A model or tools step began.", { stepName: StepName }),
   event(EventType.STEP_FINISHED, "A model or tools step ended.", { stepName: StepName }),
-  event(EventType.TEXT_MESSAGE_START, "An assistant message begins.", {
+  event(EventType.TEXT_MESSAGE_START, "A message begins.", {
     messageId: MessageId,
-    role: z.literal("assistant").describe("Always `assistant`."),
+    role: z.enum(["assistant", "user"]).describe(
+      "`assistant`; `user` for a message another request sent to the running run (steer).",
+    ),
   }),
   event(EventType.TEXT_MESSAGE_CONTENT, "A chunk of its text.", {
     messageId: MessageId,

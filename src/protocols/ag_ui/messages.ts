@@ -1,8 +1,14 @@
 /**
- * Stored messages in AG-UI form, as `MESSAGES_SNAPSHOT` carries them: text parts joined, tool
- * results as a string written exactly as `TOOL_CALL_RESULT` writes the same result.
+ * Stored messages in AG-UI form, as `MESSAGES_SNAPSHOT` carries them (text parts joined, tool
+ * results as a string written exactly as `TOOL_CALL_RESULT` writes the same result), or as the
+ * text message events of a message that joined a running run.
  */
-import type { AssistantMessage, Message as AgUiMessage } from "@ag-ui/core";
+import {
+  type AssistantMessage,
+  type Event as AgUiEvent,
+  EventType,
+  type Message as AgUiMessage,
+} from "@ag-ui/core";
 import type { Message, Part } from "../../api/schemas.ts";
 
 /** A stored message in AG-UI form (text parts joined; tool results as a string). */
@@ -59,4 +65,20 @@ function toolContent(parts: Part[]): string {
 /** A tool result as text: strings as they are, anything else as JSON. */
 export function contentText(value: unknown): string {
   return typeof value === "string" ? value : JSON.stringify(value ?? null);
+}
+
+/**
+ * A stored message as the text message events that show it in a stream (a message that joined a
+ * running run, steer): `TEXT_MESSAGE_START` with its role (`user`, or `assistant`), its text in
+ * one `TEXT_MESSAGE_CONTENT` when it has any, `TEXT_MESSAGE_END`.
+ */
+export function textMessageEvents(message: Message, timestamp: number): AgUiEvent[] {
+  const messageId = message.message_id;
+  const role = message.role === "assistant" ? "assistant" : "user";
+  const delta = message.content.map((p) => p.type === "text" ? p.value : "").join("");
+  return [
+    { type: EventType.TEXT_MESSAGE_START, timestamp, messageId, role },
+    ...(delta ? [{ type: EventType.TEXT_MESSAGE_CONTENT, timestamp, messageId, delta }] : []),
+    { type: EventType.TEXT_MESSAGE_END, timestamp, messageId },
+  ] as AgUiEvent[];
 }

@@ -61,6 +61,20 @@ export function agUiRoutes(settings: AgUiSettings): Routes {
     } catch (err) {
       throw relabelFields(err, mapped.field);
     }
+    if (started.steered) {
+      // The messages joined the thread's running run (steer): its stream, from its first event
+      // (AG-UI opens with RUN_STARTED), as a connect gives it. Dropping it leaves the run going.
+      await (started.events as AsyncGenerator<unknown> | undefined)?.return(undefined);
+      const stream = await runs.attach(tenant, started.run_id, { after: 0, fromFirst: true });
+      const joined = agUiFrames(stream, {
+        clientMessageIds: mapped.clientMessageIds,
+        cursor: { seq: 0, part: 0 },
+      });
+      return sseResponse(joined, {
+        keepaliveMs: keepaliveMs(c),
+        headers: { "x-run-id": started.run_id, "x-session-id": started.session_id },
+      });
+    }
     const frames = agUiFrames(started.events!, {
       clientMessageIds: mapped.clientMessageIds,
       ...(continued ? { runId: input.runId! } : {}),

@@ -111,6 +111,18 @@ export class AiSdkEncoder {
       case "messages_snapshot":
         // The client holds its conversation; the session's copy is not sent back.
         return [];
+      case "messages_added":
+        // Messages another request sent to this run (steer): a data part per message, which
+        // `useChat` keeps on the assistant message it builds.
+        return event.messages.map((m) => ({
+          type: "data-messages_added" as const,
+          id: m.message_id,
+          data: {
+            id: m.message_id,
+            role: m.role,
+            text: m.content.map((p) => p.type === "text" ? p.value : "").join(""),
+          },
+        }));
       case "step_started":
         if (event.step_name === "tools") return [];
         return [...this.#closeStep(), this.#openStep()];

@@ -12,6 +12,7 @@ import { runAttempts } from "./0007_run_attempts.ts";
 import { runHandoffs } from "./0008_run_handoffs.ts";
 import { runClientGone } from "./0009_run_client_gone.ts";
 import { runSteps } from "./0010_run_steps.ts";
+import { runSteering } from "./0011_run_steering.ts";
 import type { Migration } from "./types.ts";
 
 export type { Conversion, Migration, MigrationQuery } from "./types.ts";
@@ -28,6 +29,7 @@ export const migrations: readonly Migration[] = [
   runHandoffs,
   runClientGone,
   runSteps,
+  runSteering,
 ];
 
 /** The bookkeeping table both dialects create before applying anything. */

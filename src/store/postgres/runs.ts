@@ -4,11 +4,12 @@
  * one call of a function of migration 2; reads; and cancel, which notifies the owner's watch.
  */
 import type postgres from "postgres";
+import type { Message } from "../../api/schemas.ts";
 import type { Clock } from "../../clock.ts";
 import { pageWindow, toPage } from "../cursor.ts";
 import { storeErrors } from "../errors.ts";
 import { RUN_STATUS_SQL, toCheckpointHead, toMessage, toRun } from "../records.ts";
-import { type DriverRow, jsonText } from "../rows.ts";
+import { type DriverRow, jsonText, splitSteering } from "../rows.ts";
 import type { RunMethods } from "../types.ts";
 import { mapWriteError, messagesParam, stepParams } from "./boundaries.ts";
 import { requireSession } from "./conversation.ts";
@@ -153,6 +154,50 @@ export function postgresRuns(sql: postgres.Sql, clock: Clock, channel: string): 
       await sql`UPDATE runs SET model_report = ${jsonText(report)}::text::jsonb
         WHERE run_id = ${runId}
           AND (${attempt ?? null}::integer IS NULL OR attempt = ${attempt ?? null}::integer)`;
+    },
+
+    async steerRun(tenant, runId, messages) {
+      const rows = await sql`UPDATE runs
+        SET steering = COALESCE(steering, '[]'::jsonb) || ${JSON.stringify(messages)}::text::jsonb
+        WHERE tenant_id = ${tenant} AND run_id = ${runId} AND status = 'running'
+        RETURNING run_id`;
+      return rows.length > 0;
+    },
+
+    async takeSteering(step) {
+      try {
+        return await sql.begin(async (tx) => {
+          // Locked first: a steer waits for this take, and a second take finds nothing.
+          const [row] = await tx`SELECT steering::text AS steering FROM runs
+            WHERE run_id = ${step.run_id} FOR UPDATE`;
+          if (!row?.steering) return [];
+          const messages = JSON.parse(row.steering as string) as Message[];
+          await tx`SELECT agentd_commit_run_step(${step.attempt ?? null}::integer,
+            ${step.tenant_id}, ${step.session_id}, ${step.run_id}, ${clock.now()},
+            ${messagesParam(messages)}::text::jsonb, NULL, NULL, NULL)`;
+          await tx`UPDATE runs SET steering = NULL WHERE run_id = ${step.run_id}`;
+          return messages;
+        });
+      } catch (error) {
+        throw mapWriteError(error, {
+          session: step.session_id,
+          run: step.run_id,
+          attempt: step.attempt,
+        });
+      }
+    },
+
+    async reclaimSteering(runId, messageIds) {
+      return await sql.begin(async (tx) => {
+        const [row] = await tx`SELECT steering::text AS steering FROM runs
+          WHERE run_id = ${runId} AND status <> 'running' AND steering IS NOT NULL FOR UPDATE`;
+        if (!row) return [];
+        const [taken, left] = splitSteering(row.steering as string, messageIds);
+        if (taken.length > 0) {
+          await tx`UPDATE runs SET steering = ${left}::text::jsonb WHERE run_id = ${runId}`;
+        }
+        return taken;
+      });
     },
 
     async cancelRun(tenant, runId) {

@@ -9,7 +9,7 @@ import type { Clock } from "../../clock.ts";
 import { pageWindow, toPage } from "../cursor.ts";
 import { ConversationChanged, RunFenced, storeErrors } from "../errors.ts";
 import { RUN_STATUS_SQL, toCheckpointHead, toRun } from "../records.ts";
-import { jsonText } from "../rows.ts";
+import { jsonText, splitSteering } from "../rows.ts";
 import type { RunMethods, StepCommit } from "../types.ts";
 import { attempt, type Connection, type Row } from "./connection.ts";
 import {
@@ -277,6 +277,57 @@ export function sqliteRuns(conn: Connection, commits: GroupCommit, clock: Clock)
           )
         );
       });
+    },
+
+    steerRun(tenant, runId, messages) {
+      return commits.durable(() =>
+        commits.write(() => {
+          const row = conn.get(
+            `SELECT steering FROM runs WHERE tenant_id = ? AND run_id = ? AND status = 'running'`,
+            tenant,
+            runId,
+          );
+          if (!row) return false;
+          const waiting = row.steering ? JSON.parse(row.steering as string) as Message[] : [];
+          conn.run(
+            "UPDATE runs SET steering = ? WHERE run_id = ?",
+            JSON.stringify([...waiting, ...messages]),
+            runId,
+          );
+          return true;
+        })
+      );
+    },
+
+    takeSteering(step) {
+      return commits.durable(() =>
+        commits.write(() => {
+          fence(step.run_id, step.attempt);
+          const row = conn.get("SELECT steering FROM runs WHERE run_id = ?", step.run_id);
+          if (!row?.steering) return [];
+          const messages = JSON.parse(row.steering as string) as Message[];
+          writeStep({ ...step, messages, checkpoint: null }, clock.now());
+          conn.run("UPDATE runs SET steering = NULL WHERE run_id = ?", step.run_id);
+          return messages;
+        })
+      );
+    },
+
+    reclaimSteering(runId, messageIds) {
+      return commits.durable(() =>
+        commits.write(() => {
+          const row = conn.get(
+            "SELECT steering FROM runs WHERE run_id = ? AND status <> 'running'",
+            runId,
+          );
+          if (!row?.steering) return [];
+          const [taken, left] = splitSteering(row.steering as string, messageIds);
+          if (taken.length > 0) {
+            conn.run("UPDATE runs SET steering = ? WHERE run_id = ?", left, runId);
+          }
+          return taken;
+        })
+      );
     },
 
     cancelRun(tenant, runId) {

@@ -90,3 +90,19 @@ Deno.test("timestamps never go backwards within a stream", async () => {
   assert.deepEqual(stamps, [2_000, 2_000, 3_000]);
   assert.equal(early.timestamp, 1_000, "the event itself is left as it is");
 });
+
+Deno.test("messages_added: a frame of its own, the messages as stored", async () => {
+  const added = makeEvent("messages_added", {
+    messages: [{
+      message_id: "u2",
+      session_id: S,
+      run_id: R,
+      role: "user",
+      content: [{ type: "text", value: "also this" }],
+      created_at: new Date().toISOString(),
+    }],
+  });
+  const { events } = parseSse(await text(sequenced([started, added, finished])));
+  assert.equal(events[1].event, "messages_added");
+  assert.deepEqual(JSON.parse(events[1].data), JSON.parse(JSON.stringify(added)));
+});

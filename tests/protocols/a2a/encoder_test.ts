@@ -304,3 +304,28 @@ Deno.test("run_queued: SUBMITTED with the queue's depth, then WORKING once it st
   assert.equal(statusOf(frames[1]).status.state, "TASK_STATE_WORKING");
   assert.equal(statusOf(frames.at(-1)!).status.state, "TASK_STATE_COMPLETED");
 });
+
+Deno.test("messages_added: WORKING with each user message that joined the task", () => {
+  const joined = {
+    message_id: "m-user",
+    session_id: ids.session_id,
+    run_id: ids.run_id,
+    role: "user" as const,
+    content: [{ type: "text" as const, value: "also this" }],
+    created_at: new Date().toISOString(),
+  };
+  const frames = encodeAll([
+    makeEvent("run_started", ids),
+    makeEvent("messages_added", { messages: [joined] }),
+    finished("completed", { result: { text: "", context: null } }),
+  ]);
+  const update = statusOf(frames[1]);
+  assert.equal(update.status.state, "TASK_STATE_WORKING");
+  assert.deepEqual(update.status.message, {
+    messageId: "m-user",
+    contextId: ids.session_id,
+    taskId: ids.run_id,
+    role: "ROLE_USER",
+    parts: [{ text: "also this" }],
+  });
+});

@@ -4,12 +4,12 @@
  * (the default), waits (`enqueue`), or cancels that task (`interrupt`, `rollback`).
  */
 import assert from "node:assert/strict";
-import { TaskState } from "@a2a-js/sdk";
+import { Role, TaskState } from "@a2a-js/sdk";
 import type { Client } from "@a2a-js/sdk/client";
 import type { Message } from "../../../src/api/schemas.ts";
 import { readSse, startTestServer, storeKinds, type TestServer } from "../../_kit/mod.ts";
 import { SLOW_TEXT, slowManifest } from "./agents.ts";
-import { asTask, clientFor, message, rejects, request, text } from "./sdk.ts";
+import { asTask, clientFor, collect, message, rejects, request, text } from "./sdk.ts";
 
 const textOf = (m: Message) =>
   m.content.map((p) => p.type === "text" ? p.value : "").join("").trim();
@@ -59,6 +59,42 @@ for (const store of storeKinds) {
         "INVALID_PARAMS",
       );
       assert.match(e.message, /message\.metadata\.multitask_strategy/);
+    });
+
+    await tt.step("steer: the message joins the working task before its answer", async () => {
+      const working = await workingTask(t, client);
+      const joined = asTask(
+        await client.sendMessage(
+          request(message([text("and also this")], { contextId: working.contextId }), {}, {
+            metadata: { multitask_strategy: "steer" },
+          }),
+        ),
+      );
+      assert.equal(joined.id, working.id);
+      assert.equal(joined.status?.state, TaskState.TASK_STATE_COMPLETED);
+      // Streamed, to the task by its id: the new message shows in the stream, then its answer.
+      const again = await workingTask(t, client);
+      const events = await collect(client.sendMessageStream(
+        request(
+          message([text("one more")], {
+            taskId: again.id,
+            metadata: { multitask_strategy: "steer" },
+          }),
+        ),
+      ));
+      const userUpdate = events.findIndex((e) =>
+        e.payload?.$case === "statusUpdate" &&
+        e.payload.value.status?.message?.role === Role.ROLE_USER
+      );
+      assert.ok(userUpdate > 0, "a status update with the user's message");
+      const last = events.at(-1)?.payload;
+      assert.equal(last?.$case, "statusUpdate");
+      assert.equal(last.value.taskId, again.id);
+      assert.equal(last.value.status?.state, TaskState.TASK_STATE_COMPLETED);
+      for (const [task, said] of [[working, "and also this"], [again, "one more"]] as const) {
+        const texts = (await conversation(t, task.contextId)).map(textOf);
+        assert.deepEqual(texts, [SLOW_TEXT, SLOW_TEXT, said, said]);
+      }
     });
 
     for (const strategy of ["enqueue", "interrupt", "rollback"] as const) {

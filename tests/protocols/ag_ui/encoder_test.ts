@@ -364,3 +364,25 @@ Deno.test("run_resumed: the lost attempt's open events close, the snapshot at th
   assert.deepEqual(types(late).slice(0, 3), ["RUN_STARTED", "CUSTOM", "MESSAGES_SNAPSHOT"]);
   checkStream(await frames(events));
 });
+
+Deno.test("messages_added: each message a user text message, unless the client sent it", async () => {
+  const steered = message({ role: "user", content: [{ type: "text", value: "also this" }] });
+  const mine = message({ role: "user", content: [{ type: "text", value: "mine" }] });
+  const events: RunEvent[] = [
+    started,
+    makeEvent("messages_added", { messages: [steered, mine] }),
+    finished(),
+  ];
+  const out = encodeAll(events, [mine.message_id]);
+  assert.deepEqual(out.map((e) => e.type), [
+    "RUN_STARTED",
+    "TEXT_MESSAGE_START",
+    "TEXT_MESSAGE_CONTENT",
+    "TEXT_MESSAGE_END",
+    "RUN_FINISHED",
+  ]);
+  assert.equal(out[1].role, "user");
+  assert.equal(out[1].messageId, steered.message_id);
+  assert.equal(out[2].delta, "also this");
+  checkStream(await frames(events));
+});

@@ -118,6 +118,36 @@ for (const store of storeKinds) {
       });
     }
 
+    await tt.step("steer: the message joins the running run before its answer", async () => {
+      const first = await busyThread(t, recorder, "agui-steer");
+      const second = await run(client(t, recorder, "agui-steer", "and also this"), {
+        multitask_strategy: "steer",
+      });
+      // The second client is given the run it joined, to its end.
+      assert.equal(second[0].type, "RUN_STARTED");
+      assert.equal(second[0].runId, first.run.run_id);
+      assert.equal(second.at(-1)?.type, "RUN_FINISHED");
+      // The first client sees the new user message in its stream, then the answer to it.
+      const events = await first.events;
+      const userStart = events.findIndex((e) =>
+        e.type === "TEXT_MESSAGE_START" && e.role === "user"
+      );
+      assert.ok(userStart > 0, "a user message in the first stream");
+      const answer = events.slice(userStart).filter((e) => e.type === "TEXT_MESSAGE_CONTENT")
+        .map((e) => e.delta).join("");
+      assert.match(answer, /and also this/);
+      const done = await getJson<Run>(t, `/v1/runs/${first.run.run_id}`);
+      assert.equal(done.status, "completed");
+      const { items } = await getJson<{ items: Message[] }>(t, `/v1/sessions/agui-steer/messages`);
+      assert.deepEqual(items.map((m) => [m.role, textOf(m)]), [
+        ["user", LONG],
+        ["assistant", LONG],
+        ["user", "and also this"],
+        ["assistant", "and also this"],
+      ]);
+      assert.ok(items.every((m) => m.run_id === first.run.run_id));
+    });
+
     await recorder.checkAll();
   });
 }

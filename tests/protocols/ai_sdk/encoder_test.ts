@@ -331,3 +331,26 @@ Deno.test("ai_sdk encoder: run_queued starts the message with a transient data p
   });
   assert.equal(types(chunks).filter((t) => t === "start").length, 1);
 });
+
+Deno.test("ai_sdk encoder: messages_added is a data part per message", async () => {
+  const { chunks } = await encode([
+    makeEvent("run_started", ids),
+    makeEvent("messages_added", {
+      messages: [{
+        message_id: "u2",
+        session_id: ids.session_id,
+        run_id: ids.run_id,
+        role: "user",
+        content: [{ type: "text", value: "also this" }],
+        created_at: new Date().toISOString(),
+      }],
+    }),
+    finished("completed"),
+  ]);
+  assert.deepEqual(types(chunks), ["start", "data-messages_added", "finish"]);
+  assert.deepEqual(chunks[1], {
+    type: "data-messages_added",
+    id: "u2",
+    data: { id: "u2", role: "user", text: "also this" },
+  });
+});

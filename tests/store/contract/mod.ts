@@ -16,6 +16,7 @@ import { paginationSteps } from "./pagination.ts";
 import { queueSteps } from "./queue.ts";
 import { runSteps } from "./runs.ts";
 import { sessionSteps } from "./sessions.ts";
+import { steeringSteps } from "./steering.ts";
 
 /** Options of the contract suite. */
 export interface ContractOptions {
@@ -50,6 +51,7 @@ export function storeContract(
     await finishSteps(t, c);
     await leaseSteps(t, c);
     await queueSteps(t, c);
+    await steeringSteps(t, c);
     await chainSteps(t, c);
     await checkpointSteps(t, c);
     await isolationSteps(t, c);

@@ -1,0 +1,129 @@
+/**
+ * Double texting across replicas: two server processes on one PostgreSQL schema and one Redis,
+ * the session's run executed by A and the second request sent to B, for `steer`, `interrupt` and
+ * `enqueue`.
+ */
+import assert from "node:assert/strict";
+import type { Message } from "../../src/api/schemas.ts";
+import {
+  dropSchema,
+  eventually,
+  readSse,
+  skipNotice,
+  slowTest,
+  startServerProcess,
+  testPostgresUrl,
+  testRedisUrl,
+  uniqueName,
+} from "../_kit/mod.ts";
+
+const enabled = Boolean(testPostgresUrl && testRedisUrl);
+if (!enabled) skipNotice("the multitask replica suite", "the PostgreSQL and Redis URLs");
+
+const text = (value: string) => ({ role: "user", content: [{ type: "text", value }] });
+const LONG = Array.from({ length: 20 }, (_, i) => `w${i + 1}`).join(" ");
+const paced = { override: { inference_params: { provider_params: { delay_ms: 60 } } } };
+
+async function post(url: string, body: unknown): Promise<Record<string, unknown>> {
+  const res = await fetch(`${url}/v1/runs/start`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  assert.equal(res.status, 202, await res.clone().text());
+  return await res.json();
+}
+
+async function get<T>(url: string, path: string): Promise<T> {
+  const res = await fetch(`${url}${path}`);
+  assert.equal(res.status, 200, path);
+  return await res.json() as T;
+}
+
+const textOf = (m: Message) =>
+  m.content.map((p) => p.type === "text" ? p.value : "").join("").trim();
+
+slowTest({
+  name: "multitask strategies across replicas",
+  ignore: !enabled,
+  sanitizeResources: false,
+  sanitizeOps: false,
+}, async (tt) => {
+  const schema = uniqueName("agentd_multitask");
+  await using cleanup = new AsyncDisposableStack();
+  cleanup.defer(() => dropSchema(schema));
+  const manifest = {
+    agent: { name: "multitask", model: { provider: "echo" } },
+    runtime: {
+      storage: { url: testPostgresUrl, schema },
+      pubsub: { kind: "redis", url: testRedisUrl, prefix: uniqueName("agentd") },
+      replica: { heartbeat_interval: 200, lease: 1500, poll_interval: 100 },
+      log_level: "info",
+    },
+    http_server: { host: "127.0.0.1", port: 0 },
+  };
+  const replica = (name: string) =>
+    startServerProcess({ manifest, name, env: { AGENT__REPLICA__ID: name } });
+  await using a = await replica("replica-a");
+  await using b = await replica("replica-b");
+
+  /** A long run started on A, its answer streaming (seen from B). */
+  const busy = async (session: string) => {
+    const first = await post(a.url, { session_id: session, messages: [text(LONG)], model: paced });
+    await using sse = readSse(await fetch(`${b.url}/v1/runs/${first.run_id}/events?after=0`));
+    await sse.until("text_message_content");
+    return first.run_id as string;
+  };
+  const conversation = async (session: string) =>
+    (await get<{ items: Message[] }>(b.url, `/v1/sessions/${session}/messages`)).items;
+
+  await tt.step("steer sent to B joins the run A executes", async () => {
+    const runId = await busy("x-steer");
+    const joined = await post(b.url, {
+      session_id: "x-steer",
+      messages: [text("and also this")],
+      multitask_strategy: "steer",
+    });
+    assert.deepEqual(joined, { run_id: runId, session_id: "x-steer", steered: true });
+    await eventually(async () =>
+      (await get<{ status: string }>(a.url, `/v1/runs/${runId}`)).status === "completed"
+    );
+    const messages = await conversation("x-steer");
+    assert.deepEqual(messages.map((m) => [m.role, textOf(m), m.run_id]), [
+      ["user", LONG, runId],
+      ["assistant", LONG, runId],
+      ["user", "and also this", runId],
+      ["assistant", "and also this", runId],
+    ]);
+  });
+
+  await tt.step("interrupt sent to B cancels the run A executes, its progress kept", async () => {
+    const runId = await busy("x-interrupt");
+    const second = await post(b.url, {
+      session_id: "x-interrupt",
+      messages: [text("instead")],
+      multitask_strategy: "interrupt",
+    });
+    assert.equal((await get<{ status: string }>(a.url, `/v1/runs/${runId}`)).status, "cancelled");
+    await eventually(async () =>
+      (await get<{ status: string }>(a.url, `/v1/runs/${second.run_id}`)).status === "completed"
+    );
+    const messages = await conversation("x-interrupt");
+    assert.deepEqual(messages.map((m) => m.run_id), [runId, runId, second.run_id, second.run_id]);
+    assert.ok(LONG.startsWith(textOf(messages[1])) && textOf(messages[1]) !== LONG);
+  });
+
+  await tt.step("enqueue sent to B starts once the run A executes ended", async () => {
+    const runId = await busy("x-enqueue");
+    const second = await post(b.url, {
+      session_id: "x-enqueue",
+      messages: [text("next")],
+      multitask_strategy: "enqueue",
+    });
+    assert.equal((await get<{ status: string }>(b.url, `/v1/runs/${runId}`)).status, "completed");
+    await eventually(async () =>
+      (await get<{ status: string }>(a.url, `/v1/runs/${second.run_id}`)).status === "completed"
+    );
+    assert.deepEqual((await conversation("x-enqueue")).map(textOf), [LONG, LONG, "next", "next"]);
+  });
+});
