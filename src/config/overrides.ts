@@ -116,8 +116,9 @@ export function applyOverrides(
 ): Set<string> {
   const applied = new Set<string>();
   const known = new Map(ENV_OVERRIDES.map((o) => [o.variable, o]));
-  for (const [variable, text] of Object.entries(env).sort(([a], [b]) => a.localeCompare(b))) {
-    if (!variable.startsWith("AGENT__")) continue;
+  // In code point order: `localeCompare` loads a collator, ~10 ms of every start.
+  const ours = Object.entries(env).filter(([variable]) => variable.startsWith("AGENT__"));
+  for (const [variable, text] of ours.sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0)) {
     const override = known.get(variable);
     if (!override) {
       const hint = closest(variable, [...known.keys()]);
