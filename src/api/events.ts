@@ -3,9 +3,9 @@
  * almost as they are (they already carry the native `kind` names and snake_case fields), the
  * AG-UI and A2A encoders map them. `timestamp` is added when an event is created.
  *
- * Each kind is one zod schema (`RunEventSchemas`): the TypeScript types below are inferred from
- * them and the OpenAPI document publishes them as the SSE event catalogue, so the catalogue
- * cannot drift from what the engine emits.
+ * Each kind is one zod schema (`RunEventPayloadSchemas`): the TypeScript types below are
+ * inferred from them and the OpenAPI document publishes them as the SSE event catalogue, so the
+ * catalogue cannot drift from what the engine emits.
  */
 import { z } from "zod";
 import {
@@ -203,22 +203,30 @@ export function eventComponent(kind: string): string {
   return kind.split("_").map((w) => w[0].toUpperCase() + w.slice(1)).join("") + "Event";
 }
 
-/** Whole event schemas by kind (what a native SSE frame's `data:` line holds). */
-export const RunEventSchemas = Object.fromEntries(
-  RUN_EVENT_KINDS.map((kind) => [kind, eventSchema(kind)]),
-) as { [K in RunEventKind]: ReturnType<typeof eventSchema<K>> };
+/** Whole event schemas by kind. */
+type RunEventSchemas = { [K in RunEventKind]: ReturnType<typeof eventSchema<K>> };
+
+let anyEvent: z.ZodType<RunEvent> | undefined;
 
 /**
  * Any run event, discriminated by `kind`: the catalogue the API reference publishes and tests
- * check frames against. Typed as a schema of `RunEvent` (the union zod infers is the same shape).
+ * check frames against, with a schema per kind (what a native SSE frame's `data:` line holds).
+ * Typed as a schema of `RunEvent` (the union zod infers is the same shape). Built on first use
+ * (the API reference, tests), not at start-up.
  */
-export const RunEventSchema: z.ZodType<RunEvent> = z.discriminatedUnion(
-  "kind",
-  Object.values(RunEventSchemas) as unknown as [z.ZodObject, ...z.ZodObject[]],
-).meta({
-  id: "RunEvent",
-  description: "One run event: the `data:` of a native SSE frame whose `event:` is its `kind`.",
-}) as unknown as z.ZodType<RunEvent>;
+export function runEventSchema(): z.ZodType<RunEvent> {
+  if (anyEvent) return anyEvent;
+  const byKind = Object.fromEntries(
+    RUN_EVENT_KINDS.map((kind) => [kind, eventSchema(kind)]),
+  ) as RunEventSchemas;
+  return anyEvent = z.discriminatedUnion(
+    "kind",
+    Object.values(byKind) as unknown as [z.ZodObject, ...z.ZodObject[]],
+  ).meta({
+    id: "RunEvent",
+    description: "One run event: the `data:` of a native SSE frame whose `event:` is its `kind`.",
+  }) as unknown as z.ZodType<RunEvent>;
+}
 
 /** One internal run event. */
 export type RunEvent = {

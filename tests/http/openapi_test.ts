@@ -9,9 +9,9 @@ import assert from "node:assert/strict";
 import { createApp } from "../../src/http/app.ts";
 import { protocolAddOns } from "../../src/server.ts";
 import { createLogger } from "../../src/log.ts";
-import { RUN_EVENT_KINDS, RunEventSchema } from "../../src/api/events.ts";
+import { RUN_EVENT_KINDS, runEventSchema } from "../../src/api/events.ts";
 import { PLAYGROUND_PATHS } from "../../src/http/playground/mod.ts";
-import { AgUiEventSchema } from "../../src/protocols/ag_ui/event_schemas.ts";
+import { agUiEventSchema } from "../../src/protocols/ag_ui/event_schemas.ts";
 import {
   SendMessageResponseSchema,
   StreamResponseSchema,
@@ -342,7 +342,7 @@ Deno.test("openapi: a valid 3.1 document that documents every route the app serv
     const events = await readEvents(res);
     assert.ok(events.length >= 4);
     for (const event of events) {
-      const parsed = RunEventSchema.safeParse(event);
+      const parsed = runEventSchema().safeParse(event);
       assert.ok(parsed.success, `${event.kind}: ${JSON.stringify(parsed.error?.issues)}`);
       // Every field on the wire is a documented property of its event component.
       const documented = propertiesOf(doc, eventName(event.kind));
@@ -368,7 +368,7 @@ Deno.test("openapi: a valid 3.1 document that documents every route the app serv
       json: { threadId: "doc-t1", messages: [{ id: "u1", role: "user", content: "hi" }] },
     });
     for (const frame of parseSse(await agUi.text()).events) {
-      const parsed = AgUiEventSchema.safeParse(JSON.parse(frame.data));
+      const parsed = agUiEventSchema().safeParse(JSON.parse(frame.data));
       assert.ok(parsed.success, `${frame.data}: ${parsed.error}`);
     }
     const a2aMessage = { messageId: "doc-m1", role: "ROLE_USER", parts: [{ text: "hi" }] };

@@ -9,7 +9,7 @@ import {
 } from "../../api/schemas.ts";
 import { RunStepListSchema } from "../../api/run_steps.ts";
 import { errors } from "../../errors.ts";
-import { RunEventSchema } from "../../api/events.ts";
+import { runEventSchema } from "../../api/events.ts";
 import {
   BODY_ERRORS,
   jsonBody,
@@ -30,7 +30,14 @@ import { nativeFrames } from "./encoder.ts";
 const RETRY_MS = 1_000;
 
 /** The native run event stream: `itemSchema` is the schema of each frame's `data:`. */
-const RUN_STREAM = { "text/event-stream": { itemSchema: RunEventSchema } };
+const RUN_STREAM = {
+  "text/event-stream": {
+    // Read when the document is built, so the schema is not built at start-up.
+    get itemSchema() {
+      return runEventSchema();
+    },
+  },
+};
 
 /** How a run's event stream is framed (the description of each response that streams one). */
 const RUN_STREAM_FRAMES = "Server-Sent Events, one run event a frame: `id: <sequence number>` " +

@@ -27,7 +27,7 @@ import {
 } from "../../http/kit/mod.ts";
 import type { RunService } from "../../runs/service.ts";
 import { agUiFrames } from "./encoder.ts";
-import { AgUiEventSchema } from "./event_schemas.ts";
+import { agUiEventSchema } from "./event_schemas.ts";
 import { type AgUiRunInput, resolveRunInput } from "./input.ts";
 import { openInterrupts } from "./interrupts.ts";
 import { NEW_THREAD, type ThreadView, toRunRequest } from "./request.ts";
@@ -229,7 +229,14 @@ async function* threadEvents(now: ThreadNow): AsyncGenerator<RunStreamItem> {
 }
 
 /** An AG-UI event stream: `itemSchema` is the schema of each frame's `data:`. */
-const AG_UI_STREAM = { "text/event-stream": { itemSchema: AgUiEventSchema } };
+const AG_UI_STREAM = {
+  "text/event-stream": {
+    // Read when the document is built, so the schema is not built at start-up.
+    get itemSchema() {
+      return agUiEventSchema();
+    },
+  },
+};
 
 const RUN = createRoute({
   method: "post",

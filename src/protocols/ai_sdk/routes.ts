@@ -22,7 +22,7 @@ import {
 import type { RunService } from "../../runs/service.ts";
 import { aiSdkFrames, type EarlierCall, UI_MESSAGE_STREAM_HEADERS } from "./encoder.ts";
 import { type ChatView, toRunRequest } from "./request.ts";
-import { AiSdkChunkSchema, ChatRequestSchema } from "./schemas.ts";
+import { aiSdkChunkSchema, ChatRequestSchema } from "./schemas.ts";
 
 /** What the routes read of the manifest's `ai_sdk {}` block. */
 export interface AiSdkSettings {
@@ -149,7 +149,14 @@ async function earlierCalls(runs: RunService, tenant: string, runId: string) {
 }
 
 /** A UI message stream: `itemSchema` is the schema of each frame's `data:`. */
-const UI_MESSAGE_STREAM = { "text/event-stream": { itemSchema: AiSdkChunkSchema } };
+const UI_MESSAGE_STREAM = {
+  "text/event-stream": {
+    // Read when the document is built, so the schema is not built at start-up.
+    get itemSchema() {
+      return aiSdkChunkSchema();
+    },
+  },
+};
 
 const STREAM_HEADERS = {
   "x-vercel-ai-ui-message-stream": {

@@ -90,158 +90,171 @@ export type UiMessage = ChatRequest["messages"][number];
 /** A part of a UI message. */
 export type UiPart = UiMessage["parts"][number];
 
-const ToolCallId = z.string().describe("The tool call's id (agentd's).");
-const ProviderExecuted = z.literal(true).optional().describe(
-  "Present when the provider runs the call itself (web search …): `onToolCall` does not fire.",
-);
-const PartId = z.string().describe("The text part's id (the agentd assistant message's id).");
-const ReasoningId = z.string().describe("The reasoning part's id (agentd's reasoning block id).");
-
-/** The UI message stream chunks the add-on writes, each the `data:` of one SSE frame. */
-export const AiSdkChunkSchema = z.union([
-  z.object({
-    type: z.literal("start").describe("The response's assistant message begins."),
-    messageId: z.string().describe("Its id: the id of the run that began it."),
-    messageMetadata: z.object({
-      sessionId: z.string().describe("The session (the chat id)."),
-      runId: z.string().describe("The run."),
-    }).describe("Which run answers."),
-  }),
-  z.object({ type: z.literal("start-step").describe("A model step and its tools begin.") }),
-  z.object({ type: z.literal("finish-step").describe("The step ended.") }),
-  z.object({ type: z.literal("text-start").describe("A text part begins."), id: PartId }),
-  z.object({
-    type: z.literal("text-delta").describe("More text."),
-    id: PartId,
-    delta: z.string().describe("The next chunk of text."),
-  }),
-  z.object({ type: z.literal("text-end").describe("The text part is complete."), id: PartId }),
-  z.object({
-    type: z.literal("reasoning-start").describe("A reasoning part begins."),
-    id: ReasoningId,
-  }),
-  z.object({
-    type: z.literal("reasoning-delta").describe("More of the model's reasoning."),
-    id: ReasoningId,
-    delta: z.string().describe("The next chunk of reasoning text."),
-  }),
-  z.object({
-    type: z.literal("reasoning-end").describe("The reasoning part is complete."),
-    id: ReasoningId,
-  }),
-  z.object({
-    type: z.literal("source-url").describe("A web page the answer used or cites."),
-    sourceId: z.string().describe("The source's id."),
-    url: z.string().describe("The page's URL."),
-    title: z.string().optional().describe("Its title."),
-    providerMetadata: SourceMetadata,
-  }),
-  z.object({
-    type: z.literal("source-document").describe("A document the answer used or cites."),
-    sourceId: z.string().describe("The source's id."),
-    mediaType: z.string().describe("The document's media type."),
-    title: z.string().describe("Its title (or file name)."),
-    filename: z.string().optional().describe("Its file name."),
-    providerMetadata: SourceMetadata,
-  }),
-  z.object({
-    type: z.literal("tool-input-start").describe("The model begins a tool call."),
-    toolCallId: ToolCallId,
-    toolName: z.string().describe("The tool (a server or a client tool)."),
-    providerExecuted: ProviderExecuted,
-  }),
-  z.object({
-    type: z.literal("tool-input-delta").describe("A chunk of the call's JSON input."),
-    toolCallId: ToolCallId,
-    inputTextDelta: z.string().describe("The next chunk of the JSON text."),
-  }),
-  z.object({
-    type: z.literal("tool-input-available").describe("The call's input is complete."),
-    toolCallId: ToolCallId,
-    toolName: z.string().describe("The tool."),
-    input: z.unknown().describe("The arguments."),
-    providerExecuted: ProviderExecuted,
-  }),
-  z.object({
-    type: z.literal("tool-input-error").describe("The call's input is not a JSON object."),
-    toolCallId: ToolCallId,
-    toolName: z.string().describe("The tool."),
-    input: z.unknown().describe("The arguments as the model wrote them (text)."),
-    errorText: z.string().describe("Why they cannot be used."),
-  }),
-  z.object({
-    type: z.literal("tool-approval-request").describe("The call waits for the user's approval."),
-    approvalId: z.string().describe("The approval's id (the tool call's id)."),
-    toolCallId: ToolCallId,
-  }),
-  z.object({
-    type: z.literal("tool-output-available").describe("A tool's result."),
-    toolCallId: ToolCallId,
-    output: z.unknown().describe("What the model sees."),
-    providerExecuted: ProviderExecuted,
-  }),
-  z.object({
-    type: z.literal("tool-output-error").describe("The tool failed."),
-    toolCallId: ToolCallId,
-    errorText: z.string().describe("Why (the error result as text)."),
-    providerExecuted: ProviderExecuted,
-  }),
-  z.object({
-    type: z.literal("tool-output-denied").describe("The user refused the call."),
-    toolCallId: ToolCallId,
-  }),
-  z.object({
-    type: z.string().describe(
-      "`data-state` (the agent state, `id` `state`, whole after every change) or " +
-        "`data-<name>` (a tool's `emit(name, value)`, `id` the name).",
-    ),
-    id: z.string().describe("`state`, or the emitted name: a later value replaces the part."),
-    data: z.unknown().describe("The state, or the emitted value."),
-  }).meta({ description: "A data part: the agent state or a tool's live update." }),
-  z.object({
-    type: z.literal("error").describe("The run failed (or its stream broke)."),
-    errorText: z.string().describe("Why, with agentd's error code."),
-  }),
-  z.object({
-    type: z.literal("abort").describe("The run was cancelled."),
-    reason: z.string().describe("Why."),
-  }),
-  z.object({
-    type: z.literal("finish").describe("The response is complete (the last chunk)."),
-    finishReason: z.enum(["stop", "length", "content-filter", "tool-calls", "error", "other"])
-      .describe(
-        "`stop` (completed), `length` / `content-filter` (completed, but the model was cut by " +
-          "its output limit / filtered or refused), `tool-calls` (waits for client tools or " +
-          "approvals), `error` (failed), `other` (cancelled, or stopped at a limit).",
+/** Builds the schema of `aiSdkChunkSchema`. */
+function buildChunk() {
+  const ToolCallId = z.string().describe("The tool call's id (agentd's).");
+  const ProviderExecuted = z.literal(true).optional().describe(
+    "Present when the provider runs the call itself (web search …): `onToolCall` does not fire.",
+  );
+  const PartId = z.string().describe("The text part's id (the agentd assistant message's id).");
+  const ReasoningId = z.string().describe("The reasoning part's id (agentd's reasoning block id).");
+  return z.union([
+    z.object({
+      type: z.literal("start").describe("The response's assistant message begins."),
+      messageId: z.string().describe("Its id: the id of the run that began it."),
+      messageMetadata: z.object({
+        sessionId: z.string().describe("The session (the chat id)."),
+        runId: z.string().describe("The run."),
+      }).describe("Which run answers."),
+    }),
+    z.object({ type: z.literal("start-step").describe("A model step and its tools begin.") }),
+    z.object({ type: z.literal("finish-step").describe("The step ended.") }),
+    z.object({ type: z.literal("text-start").describe("A text part begins."), id: PartId }),
+    z.object({
+      type: z.literal("text-delta").describe("More text."),
+      id: PartId,
+      delta: z.string().describe("The next chunk of text."),
+    }),
+    z.object({ type: z.literal("text-end").describe("The text part is complete."), id: PartId }),
+    z.object({
+      type: z.literal("reasoning-start").describe("A reasoning part begins."),
+      id: ReasoningId,
+    }),
+    z.object({
+      type: z.literal("reasoning-delta").describe("More of the model's reasoning."),
+      id: ReasoningId,
+      delta: z.string().describe("The next chunk of reasoning text."),
+    }),
+    z.object({
+      type: z.literal("reasoning-end").describe("The reasoning part is complete."),
+      id: ReasoningId,
+    }),
+    z.object({
+      type: z.literal("source-url").describe("A web page the answer used or cites."),
+      sourceId: z.string().describe("The source's id."),
+      url: z.string().describe("The page's URL."),
+      title: z.string().optional().describe("Its title."),
+      providerMetadata: SourceMetadata,
+    }),
+    z.object({
+      type: z.literal("source-document").describe("A document the answer used or cites."),
+      sourceId: z.string().describe("The source's id."),
+      mediaType: z.string().describe("The document's media type."),
+      title: z.string().describe("Its title (or file name)."),
+      filename: z.string().optional().describe("Its file name."),
+      providerMetadata: SourceMetadata,
+    }),
+    z.object({
+      type: z.literal("tool-input-start").describe("The model begins a tool call."),
+      toolCallId: ToolCallId,
+      toolName: z.string().describe("The tool (a server or a client tool)."),
+      providerExecuted: ProviderExecuted,
+    }),
+    z.object({
+      type: z.literal("tool-input-delta").describe("A chunk of the call's JSON input."),
+      toolCallId: ToolCallId,
+      inputTextDelta: z.string().describe("The next chunk of the JSON text."),
+    }),
+    z.object({
+      type: z.literal("tool-input-available").describe("The call's input is complete."),
+      toolCallId: ToolCallId,
+      toolName: z.string().describe("The tool."),
+      input: z.unknown().describe("The arguments."),
+      providerExecuted: ProviderExecuted,
+    }),
+    z.object({
+      type: z.literal("tool-input-error").describe("The call's input is not a JSON object."),
+      toolCallId: ToolCallId,
+      toolName: z.string().describe("The tool."),
+      input: z.unknown().describe("The arguments as the model wrote them (text)."),
+      errorText: z.string().describe("Why they cannot be used."),
+    }),
+    z.object({
+      type: z.literal("tool-approval-request").describe("The call waits for the user's approval."),
+      approvalId: z.string().describe("The approval's id (the tool call's id)."),
+      toolCallId: ToolCallId,
+    }),
+    z.object({
+      type: z.literal("tool-output-available").describe("A tool's result."),
+      toolCallId: ToolCallId,
+      output: z.unknown().describe("What the model sees."),
+      providerExecuted: ProviderExecuted,
+    }),
+    z.object({
+      type: z.literal("tool-output-error").describe("The tool failed."),
+      toolCallId: ToolCallId,
+      errorText: z.string().describe("Why (the error result as text)."),
+      providerExecuted: ProviderExecuted,
+    }),
+    z.object({
+      type: z.literal("tool-output-denied").describe("The user refused the call."),
+      toolCallId: ToolCallId,
+    }),
+    z.object({
+      type: z.string().describe(
+        "`data-state` (the agent state, `id` `state`, whole after every change) or " +
+          "`data-<name>` (a tool's `emit(name, value)`, `id` the name).",
       ),
-    messageMetadata: z.object({
-      sessionId: z.string().describe("The session."),
-      runId: z.string().describe("The run."),
-      status: z.string().describe("The run's final status."),
-      usage: z.object({
-        inputTokens: z.number().optional().describe("Prompt tokens, cached ones included."),
-        outputTokens: z.number().optional().describe("Completion tokens, reasoning included."),
-        totalTokens: z.number().optional().describe("Input and output tokens."),
-        reasoningTokens: z.number().optional().describe("Of the output, the reasoning tokens."),
-        cachedInputTokens: z.number().optional().describe(
-          "Of the input, the tokens read from the provider's prompt cache.",
+      id: z.string().describe("`state`, or the emitted name: a later value replaces the part."),
+      data: z.unknown().describe("The state, or the emitted value."),
+    }).meta({ description: "A data part: the agent state or a tool's live update." }),
+    z.object({
+      type: z.literal("error").describe("The run failed (or its stream broke)."),
+      errorText: z.string().describe("Why, with agentd's error code."),
+    }),
+    z.object({
+      type: z.literal("abort").describe("The run was cancelled."),
+      reason: z.string().describe("Why."),
+    }),
+    z.object({
+      type: z.literal("finish").describe("The response is complete (the last chunk)."),
+      finishReason: z.enum(["stop", "length", "content-filter", "tool-calls", "error", "other"])
+        .describe(
+          "`stop` (completed), `length` / `content-filter` (completed, but the model was cut by " +
+            "its output limit / filtered or refused), `tool-calls` (waits for client tools or " +
+            "approvals), `error` (failed), `other` (cancelled, or stopped at a limit).",
         ),
-      }).optional().describe("The tokens of all the run's model steps, as the provider reported."),
-      modelFinishReason: z.string().optional().describe(
-        "agentd's finish reason of the run's last model step (`stop`, `length`, " +
-          "`content_filter`, `refusal`, `tool_calls`, `other`).",
-      ),
-      cost: z.number().optional().describe(
-        "What the run's model steps cost at the model's price in the manifest (absent without one).",
-      ),
-      error: z.object({
-        code: z.string().describe("agentd's error code."),
-        message: z.string().describe("What went wrong."),
-      }).optional().describe("A failed run's error."),
-    }).describe("How the run ended."),
-  }),
-]).meta({
-  id: "AiSdkChunk",
-  description: "One chunk of the AI SDK UI message stream (the `data:` of an SSE frame; the " +
-    "stream ends with `data: [DONE]`).",
-});
+      messageMetadata: z.object({
+        sessionId: z.string().describe("The session."),
+        runId: z.string().describe("The run."),
+        status: z.string().describe("The run's final status."),
+        usage: z.object({
+          inputTokens: z.number().optional().describe("Prompt tokens, cached ones included."),
+          outputTokens: z.number().optional().describe("Completion tokens, reasoning included."),
+          totalTokens: z.number().optional().describe("Input and output tokens."),
+          reasoningTokens: z.number().optional().describe("Of the output, the reasoning tokens."),
+          cachedInputTokens: z.number().optional().describe(
+            "Of the input, the tokens read from the provider's prompt cache.",
+          ),
+        }).optional().describe(
+          "The tokens of all the run's model steps, as the provider reported.",
+        ),
+        modelFinishReason: z.string().optional().describe(
+          "agentd's finish reason of the run's last model step (`stop`, `length`, " +
+            "`content_filter`, `refusal`, `tool_calls`, `other`).",
+        ),
+        cost: z.number().optional().describe(
+          "What the run's model steps cost at the model's price in the manifest (absent without one).",
+        ),
+        error: z.object({
+          code: z.string().describe("agentd's error code."),
+          message: z.string().describe("What went wrong."),
+        }).optional().describe("A failed run's error."),
+      }).describe("How the run ended."),
+    }),
+  ]).meta({
+    id: "AiSdkChunk",
+    description: "One chunk of the AI SDK UI message stream (the `data:` of an SSE frame; the " +
+      "stream ends with `data: [DONE]`).",
+  });
+}
+
+let chunk: ReturnType<typeof buildChunk> | undefined;
+
+/**
+ * The UI message stream chunks the add-on writes, each the `data:` of one SSE frame: built on
+ * first use (the API reference, tests), not at start-up.
+ */
+export function aiSdkChunkSchema(): ReturnType<typeof buildChunk> {
+  return chunk ??= buildChunk();
+}

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { EventSchema, MessageSchema } from "@ag-ui/core/schemas";
 import type { BaseEvent, Event as AgUiEvent } from "@ag-ui/client";
-import { AgUiEventSchema, type AgUiWireEvent } from "../../../src/protocols/ag_ui/event_schemas.ts";
+import { agUiEventSchema, type AgUiWireEvent } from "../../../src/protocols/ag_ui/event_schemas.ts";
 import type { Message } from "../../../src/api/schemas.ts";
 import { parseSse } from "../../_kit/mod.ts";
 
@@ -72,9 +72,9 @@ export function checkStream(text: string): WireEvent[] {
 /** The whole wire: frames that are a comment line, or exactly `event: TYPE` then `data: {...}`. */
 const FRAMES = /^(?:(?::[^\n]*|(?:id: \d+(?:\.\d+)?\n)?event: [A-Z_]+\ndata: \{[^\n]*)\n\n)*$/;
 
-/** The fields of each event as the API reference documents it (`AgUiEventSchema`). */
+/** The fields of each event as the API reference documents it (`agUiEventSchema()`). */
 const documentedShapes = new Map<string, Set<string>>(
-  AgUiEventSchema.options.map((o) => [String(o.shape.type.value), new Set(Object.keys(o.shape))]),
+  agUiEventSchema().options.map((o) => [String(o.shape.type.value), new Set(Object.keys(o.shape))]),
 );
 
 // What the reference documents is one of the protocol's events, as `@ag-ui/core` types them.
@@ -82,12 +82,12 @@ const _documentedIsAgUi = (event: AgUiWireEvent): AgUiEvent => event;
 
 /**
  * One event against the `@ag-ui/core` schema, strictly (no unknown fields, no null fields), and
- * against what the API reference documents (`AgUiEventSchema`: each field, no other).
+ * against what the API reference documents (`agUiEventSchema()`: each field, no other).
  */
 export function checkEvent(event: WireEvent): void {
   const parsed = EventSchema.safeParse(event);
   assert.ok(parsed.success, `${event.type} fails the @ag-ui/core schema: ${parsed.error}`);
-  const documented = AgUiEventSchema.safeParse(event);
+  const documented = agUiEventSchema().safeParse(event);
   assert.ok(documented.success, `${event.type} is not as documented: ${documented.error}`);
   for (const key of Object.keys(event)) {
     assert.ok(documentedShapes.get(event.type)?.has(key), `${event.type}.${key} is undocumented`);

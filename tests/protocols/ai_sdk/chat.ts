@@ -14,7 +14,7 @@ import {
   type UIMessage,
   uiMessageChunkSchema,
 } from "ai";
-import { AiSdkChunkSchema } from "../../../src/protocols/ai_sdk/schemas.ts";
+import { aiSdkChunkSchema } from "../../../src/protocols/ai_sdk/schemas.ts";
 import { parseSse } from "../../_kit/mod.ts";
 
 /** `useChat`'s state without React: the messages and status, replaced as the chat updates. */
@@ -133,7 +133,7 @@ export async function checkStream(text: string): Promise<Record<string, unknown>
     const chunk = JSON.parse(frame.data);
     const official = await uiMessageChunkSchema().validate!(chunk);
     assert.ok(official.success, `not a UI message chunk: ${frame.data}`);
-    const documented = AiSdkChunkSchema.safeParse(chunk);
+    const documented = aiSdkChunkSchema().safeParse(chunk);
     assert.ok(documented.success, `not as documented: ${frame.data}`);
     chunks.push(chunk);
   }
