@@ -59,7 +59,9 @@ for (const store of storeKinds) {
     const sampler = setInterval(() => most = Math.max(most, t.server.runs.activeCount), 2);
     try {
       const ids: string[] = [];
-      for (let i = 0; i < 10; i++) ids.push(await startDetached(t, 20));
+      // 400 ms a run: the first two still run while the other eight are submitted, on a loaded
+      // machine too (at 80 ms a run, CI had only 7 of them queued).
+      for (let i = 0; i < 10; i++) ids.push(await startDetached(t, 100));
       // The last ones wait their turn.
       assert.equal(await runStatus(t, ids[9]), "queued");
       await eventually(async () => {
