@@ -13,6 +13,7 @@
  * for). The other tenant's plain run is an attached echo run without delay, timed to its end.
  */
 import { parseArgs } from "node:util";
+import { type Proc, rssBytes, spawnServer } from "./_process.ts";
 
 const { values: flags } = parseArgs({
   args: Deno.args,
@@ -28,7 +29,6 @@ const RUNS = Number(flags.runs);
 const SUBMITTERS = Number(flags.submitters);
 const WINDOW_MS = Number(flags.seconds) * 1000;
 const DELAY_MS = Number(flags["delay-ms"]);
-const root = new URL("..", import.meta.url).pathname;
 
 const text = (value: string) => ({ role: "user", content: [{ type: "text", value }] });
 const FLOOD_BODY = JSON.stringify({
@@ -37,14 +37,8 @@ const FLOOD_BODY = JSON.stringify({
 });
 const PLAIN_BODY = JSON.stringify({ messages: [text("hello there")] });
 
-interface Server {
-  url: string;
-  pid: number;
-  child: Deno.ChildProcess;
-}
-
 /** Starts agentd with `max_concurrent` and waits for its URL. */
-async function serve(dir: string, maxConcurrent: number): Promise<Server> {
+async function serve(dir: string, maxConcurrent: number): Promise<Proc> {
   const manifest = {
     agent: { name: "flood", model: { provider: "echo" } },
     runtime: {
@@ -56,30 +50,11 @@ async function serve(dir: string, maxConcurrent: number): Promise<Server> {
   };
   const path = `${dir}/flood-${maxConcurrent}.json`;
   await Deno.writeTextFile(path, JSON.stringify(manifest));
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "--no-prompt", "main.ts", "serve", path, "--port", "0"],
-    cwd: root,
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  const found = Promise.withResolvers<string>();
-  const watch = async (stream: ReadableStream<Uint8Array<ArrayBuffer>>) => {
-    for await (const line of stream.pipeThrough(new TextDecoderStream())) {
-      const match = /listening on (http\S+)/.exec(line) ?? /"url":"(http[^"]+)"/.exec(line);
-      if (match) found.resolve(match[1]);
-    }
-  };
-  void watch(child.stdout);
-  void watch(child.stderr);
-  const timer = setTimeout(() => found.reject(new Error("agentd gave no URL")), 60_000);
-  const url = await found.promise;
-  clearTimeout(timer);
-  return { url, pid: child.pid, child };
-}
-
-async function rssMiB(pid: number): Promise<number> {
-  const status = await Deno.readTextFile(`/proc/${pid}/status`);
-  return Number(/VmRSS:\s+(\d+) kB/.exec(status)![1]) / 1024;
+  return await spawnServer(
+    ["run", "-A", "--no-prompt", "main.ts", "serve", path, "--port", "0"],
+    {},
+    60_000,
+  );
 }
 
 /** Milliseconds `f` took. */
@@ -128,13 +103,16 @@ async function level(dir: string, maxConcurrent: number): Promise<string> {
     const idle = new AbortController();
     setTimeout(() => idle.abort(), 3_000);
     const before = await otherTenant(server.url, idle.signal);
-    const rssBefore = await rssMiB(server.pid);
+    const rssBefore = await rssBytes(server.pid).then((b) => b / 2 ** 20);
 
     const window = new AbortController();
     let peakRss = rssBefore;
     let peakRunning = 0;
     const sampler = setInterval(async () => {
-      peakRss = Math.max(peakRss, await rssMiB(server.pid).catch(() => 0));
+      peakRss = Math.max(
+        peakRss,
+        await rssBytes(server.pid).then((b) => b / 2 ** 20).catch(() => 0),
+      );
     }, 250);
     // Executing runs (all tenants), from the metrics, while the window lasts.
     const counting = (async () => {
@@ -177,10 +155,7 @@ async function level(dir: string, maxConcurrent: number): Promise<string> {
       refused ? ` (${refused} refused)` : ""
     } |`;
   } finally {
-    try {
-      server.child.kill("SIGKILL");
-    } catch { /* gone */ }
-    await server.child.status;
+    await server.stop();
   }
 }
 

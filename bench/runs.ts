@@ -15,6 +15,7 @@
 import postgres from "postgres";
 import { createClient } from "redis";
 import { parseArgs } from "node:util";
+import { type Proc, rssBytes, spawnServer as spawn } from "./_process.ts";
 
 const { values: flags } = parseArgs({
   args: Deno.args,
@@ -32,53 +33,6 @@ const PG_URL = Deno.env.get("AGENTD_BENCH_POSTGRES_URL") ??
   "postgres://postgres@127.0.0.1:5432/test";
 const REDIS_URL = Deno.env.get("AGENTD_BENCH_REDIS_URL") ?? "redis://127.0.0.1:6379";
 const words = Array.from({ length: TOKENS }, (_, i) => `w${i}`).join(" ");
-const root = new URL("..", import.meta.url).pathname;
-
-interface Proc {
-  url: string;
-  pid: number;
-  stop(): Promise<void>;
-}
-
-/** Spawns a process and waits for a stdout/stderr line carrying a URL. */
-async function spawn(args: string[], env: Record<string, string> = {}): Promise<Proc> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args,
-    cwd: root,
-    env,
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  const found = Promise.withResolvers<string>();
-  const watch = async (stream: ReadableStream<Uint8Array>) => {
-    let buffer = "";
-    const decoder = new TextDecoder();
-    for await (const chunk of stream) {
-      buffer += decoder.decode(chunk, { stream: true });
-      const lines = buffer.split("\n");
-      buffer = lines.pop()!;
-      for (const line of lines) {
-        const match = /listening on (http\S+)/.exec(line) ?? /"url":"(http[^"]+)"/.exec(line);
-        if (match) found.resolve(match[1]);
-      }
-    }
-  };
-  watch(child.stdout);
-  watch(child.stderr);
-  const timer = setTimeout(() => found.reject(new Error(`no URL from ${args.join(" ")}`)), 30_000);
-  const url = await found.promise;
-  clearTimeout(timer);
-  return {
-    url,
-    pid: child.pid,
-    async stop() {
-      try {
-        child.kill("SIGKILL");
-      } catch { /* gone */ }
-      await child.status;
-    },
-  };
-}
 
 async function agentd(manifest: Record<string, unknown>, dir: string, name: string) {
   const path = `${dir}/${name}.json`;
@@ -155,11 +109,6 @@ async function ttft(url: string, samples: number): Promise<number[]> {
   const out: number[] = [];
   for (let i = 0; i < samples; i++) out.push(await oneRun(url));
   return out;
-}
-
-async function rssBytes(pid: number): Promise<number> {
-  const status = await Deno.readTextFile(`/proc/${pid}/status`);
-  return Number(/VmRSS:\s+(\d+) kB/.exec(status)![1]) * 1024;
 }
 
 /** Opens `count` attached runs that stay open; returns how many were held and bytes per stream. */

@@ -10,6 +10,7 @@
  * its own (this script with `--fake-model`); the clients run here and read every frame.
  */
 import { parseArgs } from "node:util";
+import { type Proc, rssBytes, spawnServer as spawn } from "./_process.ts";
 
 const { values: flags } = parseArgs({
   args: Deno.args,
@@ -20,7 +21,6 @@ const { values: flags } = parseArgs({
   },
 });
 const INTERVAL_MS = Number(flags["interval-ms"]);
-const root = new URL("..", import.meta.url).pathname;
 const encoder = new TextEncoder();
 
 /** The fake model: a role chunk, then a `"tok "` chunk every INTERVAL_MS until the client leaves. */
@@ -58,41 +58,6 @@ function fakeModel(): void {
     });
     return new Response(body, { headers: { "content-type": "text/event-stream" } });
   });
-}
-
-interface Proc {
-  url: string;
-  pid: number;
-  child: Deno.ChildProcess;
-}
-
-/** Spawns `deno <args>` and waits for the line that says where it listens. */
-async function spawn(args: string[], env: Record<string, string> = {}): Promise<Proc> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args,
-    cwd: root,
-    env,
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  const found = Promise.withResolvers<string>();
-  const watch = async (stream: ReadableStream<Uint8Array<ArrayBuffer>>) => {
-    for await (const line of stream.pipeThrough(new TextDecoderStream())) {
-      const match = /listening on (http\S+)/.exec(line) ?? /"url":"(http[^"]+)"/.exec(line);
-      if (match) found.resolve(match[1]);
-    }
-  };
-  void watch(child.stdout);
-  void watch(child.stderr);
-  const timer = setTimeout(() => found.reject(new Error(`no URL from ${args.join(" ")}`)), 30_000);
-  const url = await found.promise;
-  clearTimeout(timer);
-  return { url, pid: child.pid, child };
-}
-
-async function rssBytes(pid: number): Promise<number> {
-  const status = await Deno.readTextFile(`/proc/${pid}/status`);
-  return Number(/VmRSS:\s+(\d+) kB/.exec(status)![1]) * 1024;
 }
 
 /** Opens one attached run and reads frames until its first token; it then stays open. */
