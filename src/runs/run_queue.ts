@@ -18,6 +18,8 @@ export interface RunQueueOptions {
   maxConcurrent: number;
   /** Unfinished runs (executing or queued) a tenant may have over all replicas. */
   tenantMaxRuns?: number;
+  /** Runs a tenant may execute at once over all replicas; more wait in the queue. */
+  tenantMaxRunning?: number;
   /** Runs a tenant may have waiting in the queue. */
   tenantMaxQueued?: number;
   /** How often the store's queue is looked at (`runtime.replica.poll_interval`). */
@@ -58,15 +60,19 @@ export class RunQueue {
   }
 
   /**
-   * Refuses a start of `tenant` beyond its limits (`tenant_limit`): its unfinished runs at
-   * `tenantMaxRuns`, or, when the run would wait here, its queued runs at `tenantMaxQueued`. The
-   * counts are read before the run is written, so starts at the same moment may pass a limit by
-   * as many as start together.
+   * Whether a start of `tenant` waits in the queue whatever this replica's slots (`waits`): the
+   * tenant executes `tenantMaxRunning` runs (or has runs waiting for that, which go first).
+   * Refuses it (`tenant_limit`) beyond the tenant's limits: its unfinished runs at
+   * `tenantMaxRuns`, or, when it would wait, its queued runs at `tenantMaxQueued`. The counts are
+   * read before the run is written, so starts at the same moment may pass a limit by as many as
+   * start together.
    */
-  async admit(tenant: string): Promise<void> {
-    const { tenantMaxRuns, tenantMaxQueued } = this.options;
-    const queues = tenantMaxQueued !== undefined && this.full;
-    if (tenantMaxRuns === undefined && !queues) return;
+  async admit(tenant: string): Promise<boolean> {
+    const { tenantMaxRuns, tenantMaxQueued, tenantMaxRunning } = this.options;
+    const full = this.waits;
+    const counted = tenantMaxRuns !== undefined || tenantMaxRunning !== undefined ||
+      (tenantMaxQueued !== undefined && full);
+    if (!counted) return false;
     const { running, queued } = await this.options.store.tenantRunCounts(tenant);
     if (tenantMaxRuns !== undefined && running + queued >= tenantMaxRuns) {
       throw runServiceErrors.tenantLimit(
@@ -75,13 +81,24 @@ export class RunQueue {
           "(runtime.runs.tenant_max_runs)",
       );
     }
-    if (queues && queued >= tenantMaxQueued) {
+    const capped = tenantMaxRunning !== undefined && (running >= tenantMaxRunning || queued > 0);
+    if ((full || capped) && tenantMaxQueued !== undefined && queued >= tenantMaxQueued) {
       throw runServiceErrors.tenantLimit(
         tenant,
         `tenant '${tenant}' has ${queued} runs waiting in the run queue, its limit ` +
           "(runtime.runs.tenant_max_queued)",
       );
     }
+    return capped;
+  }
+
+  /**
+   * Whether a start now waits in the queue: every slot is taken, or queued runs are being taken
+   * (they go first: a start goes behind them, and is taken at once if there were none). Read it
+   * in the same turn as the `withSlot` that follows, or another start can take the slot between.
+   */
+  get waits(): boolean {
+    return this.full || this.#filling;
   }
 
   /**
@@ -125,19 +142,26 @@ export class RunQueue {
 
   async #take(): Promise<void> {
     const { store, log, replicaId, maxConcurrent, running, accepting, execute } = this.options;
+    const cap = this.options.tenantMaxRunning;
     try {
       do {
         this.#fillAgain = false;
-        // One run per claim, its slot reserved meanwhile: a start during the claim sees it.
+        // One run per claim, its slot reserved meanwhile: a start during the claim sees it. The
+        // run is executing (one of `running`) before the reservation ends, so no start slips
+        // between the two.
         while (maxConcurrent - running() - this.#reserved > 0 && accepting()) {
-          const [run] = await this.withSlot(() => store.claimQueuedRuns(replicaId, 1));
-          if (!run) break;
-          log.info("queued run started", {
-            tenant: run.tenant_id,
-            run_id: run.run_id,
-            waited_ms: Math.max(0, Date.now() - run.created_at),
+          const run = await this.withSlot(async () => {
+            const [claimed] = await store.claimQueuedRuns(replicaId, 1, cap);
+            if (!claimed) return undefined;
+            log.info("queued run started", {
+              tenant: claimed.tenant_id,
+              run_id: claimed.run_id,
+              waited_ms: Math.max(0, Date.now() - claimed.created_at),
+            });
+            execute(claimed);
+            return claimed;
           });
-          execute(run);
+          if (!run) break;
         }
       } while (this.#fillAgain);
     } catch (err) {

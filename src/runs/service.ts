@@ -143,6 +143,7 @@ export class RunService {
       replicaId: this.replicaId,
       maxConcurrent: runtime.runs.max_concurrent,
       tenantMaxRuns: runtime.runs.tenant_max_runs,
+      tenantMaxRunning: runtime.runs.tenant_max_running,
       tenantMaxQueued: runtime.runs.tenant_max_queued,
       pollInterval: this.#pollInterval,
       running: () => this.#active.size,
@@ -272,9 +273,10 @@ export class RunService {
     // Kept on the run: a resumed attempt of an attached run knows whether its client's absence
     // cancels it (see client_grace.ts); a detached run has no client to wait for.
     if (!attached) request = { ...request, on_disconnect: null };
-    await this.#queue.admit(tenant);
-    if (this.#queue.full) {
-      if (attached && this.#attachedAtCapacity === "reject") throw runServiceErrors.atCapacity();
+    const capped = await this.#queue.admit(tenant);
+    if (capped || this.#queue.waits) {
+      const reject = attached && this.#attachedAtCapacity === "reject" && this.#queue.full;
+      if (reject) throw runServiceErrors.atCapacity();
       // Its start boundary is written like any run's (the session is its), then it waits for a
       // free slot of any replica, executed like a claimed run; an attached client listens first.
       await this.#begin(ids, request, link);

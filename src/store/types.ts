@@ -442,9 +442,10 @@ export interface Store {
    * first among equals, so a tenant's flood never waits another tenant's next run longer than
    * one slot. Concurrent claimers never take one run twice (PostgreSQL `FOR UPDATE SKIP LOCKED`;
    * SQLite under its write lock). `owner` in each claimed run is the new one; `created_at` (ms)
-   * tells how long it waited.
+   * tells how long it waited. With `tenantMaxRunning`, a tenant executing that many runs (over all
+   * replicas) is passed over: its queued runs wait until one of its runs ends.
    */
-  claimQueuedRuns(owner: string, limit: number): Promise<QueuedClaim[]>;
+  claimQueuedRuns(owner: string, limit: number, tenantMaxRunning?: number): Promise<QueuedClaim[]>;
   /** Runs waiting in the run queue, over all tenants. */
   queueDepth(): Promise<number>;
   /**

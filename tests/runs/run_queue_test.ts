@@ -239,3 +239,42 @@ for (const store of storeKinds) {
     }
   });
 }
+
+for (const store of storeKinds) {
+  Deno.test(`run queue (${store}): tenant_max_running keeps slots free for other tenants`, async () => {
+    await using t = await startTestServer({
+      store,
+      manifest: { runtime: { runs: { max_concurrent: 4, tenant_max_running: 2 } } },
+    });
+    const flood: string[] = [];
+    // Each flood run lasts ~2 s: they all are submitted while the first two execute.
+    for (let i = 0; i < 5; i++) flood.push(await startDetached(t, 500, "flood"));
+    // Two execute; the rest wait although the replica has free slots.
+    assert.deepEqual(
+      await Promise.all(flood.map((id) => runStatus(t, id, "flood"))),
+      ["running", "running", "queued", "queued", "queued"],
+    );
+    // Another tenant's run takes a free slot at once.
+    const other = await startDetached(t, 1, "other");
+    await eventually(async () => {
+      for (const id of flood) if (await runStatus(t, id, "flood") !== "completed") return false;
+      return await runStatus(t, other, "other") === "completed";
+    }, { timeout: 30_000, what: "every run completed" });
+    // Never more than two of the flood at once, in submit order.
+    let now = 0;
+    let most = 0;
+    for (const line of t.logs.map((l) => JSON.parse(l))) {
+      if (line.tenant !== "flood") continue;
+      if (line.msg === "run started" || line.msg === "queued run started") now++;
+      if (line.msg === "run finished") now--;
+      most = Math.max(most, now);
+    }
+    assert.equal(most, 2);
+    // The other tenant's run started before any of the flood's waiting ones.
+    const order = t.logs.map((l) => JSON.parse(l))
+      .filter((l) => l.msg === "run started" || l.msg === "queued run started")
+      .map((l) => l.run_id);
+    assert.deepEqual(order.filter((id) => id !== other), flood);
+    assert.equal(order.indexOf(other), 2, `${order}`);
+  });
+}

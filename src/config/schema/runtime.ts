@@ -79,6 +79,12 @@ export const RunsSchema = z.object({
    */
   tenant_max_runs: z.number().int().min(1).max(1_000_000).optional(),
   /**
+   * The most runs one tenant may execute at once over all replicas; its runs beyond it wait
+   * `queued` (even on a replica with free slots), so slots stay free for other tenants. Unset: no
+   * limit.
+   */
+  tenant_max_running: z.number().int().min(1).max(1_000_000).optional(),
+  /**
    * The most runs one tenant may have waiting in the run queue; a start that would wait beyond it
    * is answered 429 (`429001`) with `Retry-After`. Unset: no limit.
    */

@@ -110,7 +110,8 @@ export function postgresLeases(
       return rows.length > 0;
     },
 
-    async claimQueuedRuns(owner, limit) {
+    async claimQueuedRuns(owner, limit, tenantMaxRunning) {
+      const cap = tenantMaxRunning ?? 2 ** 31 - 1;
       const claimed = [];
       // One at a time: each claim sees the tenants' executing runs the previous one changed.
       while (claimed.length < limit) {
@@ -129,7 +130,7 @@ export function postgresLeases(
           pick AS (
             SELECT r.run_id FROM runs r JOIN queued q ON r.run_id = q.run_id
             LEFT JOIN executing e ON e.tenant_id = q.tenant_id
-            WHERE r.status = 'running' AND r.attempt = 0
+            WHERE r.status = 'running' AND r.attempt = 0 AND coalesce(e.n, 0) < ${cap}
             ORDER BY q.pos + coalesce(e.n, 0), q.seq
             LIMIT 1 FOR UPDATE OF r SKIP LOCKED)
           UPDATE runs r SET attempt = 1, owner = ${owner}, heartbeat_at = ${at}, updated_at = ${at}

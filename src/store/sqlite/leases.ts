@@ -118,7 +118,8 @@ export function sqliteLeases(conn: Connection, commits: GroupCommit, clock: Cloc
       );
     },
 
-    claimQueuedRuns(owner, limit) {
+    claimQueuedRuns(owner, limit, tenantMaxRunning) {
+      const cap = tenantMaxRunning ?? 2 ** 31 - 1;
       return commits.durable(() =>
         commits.write(() => {
           // Under the write lock: one claimer at a time. One run per pick, so each pick sees the
@@ -136,12 +137,14 @@ export function sqliteLeases(conn: Connection, commits: GroupCommit, clock: Cloc
                  LEFT JOIN (SELECT tenant_id, count(*) AS n FROM runs
                    WHERE status = 'running' AND attempt > 0 GROUP BY tenant_id) e
                    ON e.tenant_id = q.tenant_id
+                 WHERE coalesce(e.n, 0) < ?
                  ORDER BY q.pos + coalesce(e.n, 0), q.seq LIMIT 1)
                RETURNING tenant_id, run_id, session_id, attempt, checkpoint_id, request,
                created_at`,
               owner,
               at,
               at,
+              cap,
             );
             if (!row) break;
             claimed.push({ ...decode.claim(row, owner), created_at: Number(row.created_at) });

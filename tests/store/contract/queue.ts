@@ -69,6 +69,24 @@ export async function queueSteps(t: Deno.TestContext, c: Contract): Promise<void
     assert.deepEqual(await store.tenantRunCounts(tenant), { running: 0, queued: 0 });
   });
 
+  await t.step("queue: a tenant executing tenantMaxRunning runs is passed over", async () => {
+    const busy = newTenant();
+    const executing = await runningRun(busy);
+    const waiting = await queued(busy);
+    const other = await queued(newTenant());
+    // busy executes 1: at a cap of 1 only the other tenant's run is taken.
+    assert.deepEqual((await store.claimQueuedRuns("replica-b", 5, 1)).map((r) => r.run_id), [
+      other.run_id,
+    ]);
+    await store.finishRun(executing.run_id, { status: "completed" }, undefined, 1);
+    assert.deepEqual((await store.claimQueuedRuns("replica-b", 5, 1)).map((r) => r.run_id), [
+      waiting.run_id,
+    ]);
+    for (const run of [waiting, other]) {
+      await store.finishRun(run.run_id, { status: "completed" }, undefined, 1);
+    }
+  });
+
   await t.step("queue: FIFO within a tenant, each run claimed once", async () => {
     const tenant = newTenant();
     const runs = [];
