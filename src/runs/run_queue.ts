@@ -93,12 +93,13 @@ export class RunQueue {
   }
 
   /**
-   * Whether a start now waits in the queue: every slot is taken, or queued runs are being taken
-   * (they go first: a start goes behind them, and is taken at once if there were none). Read it
-   * in the same turn as the `withSlot` that follows, or another start can take the slot between.
+   * Whether a start now waits in the queue: every slot is taken. Read it in the same turn as the
+   * `withSlot` that follows, or another start can take the slot between. (A start while queued
+   * runs are being taken into other free slots does not wait for them: waiting whenever a run
+   * ended here would queue, and say `run_queued` to, attached runs that have a slot.)
    */
   get waits(): boolean {
-    return this.full || this.#filling;
+    return this.full;
   }
 
   /**
