@@ -444,6 +444,10 @@ export const RunStartedSchema = z.object({
     "True when the request's messages joined the session's running run `run_id` " +
       '(`multitask_strategy: "steer"`) instead of starting a run (extension).',
   ),
+  status: z.literal("queued").optional().describe(
+    "`queued` when the run waits in the run queue (every slot taken, or " +
+      '`multitask_strategy: "enqueue"` behind its session\'s runs) instead of running (extension).',
+  ),
 }).meta({ id: "RunStarted", description: "A run started in the background." });
 
 /** Page size bounds of every list endpoint (spec: default 100, 1 to 1000). */

@@ -51,13 +51,13 @@ const seconds = (startedMs: number) => (performance.now() - startedMs) / 1000;
  * span: the background polls would otherwise start a trace each). Run transitions are counted
  * where they are persisted: `createRun` (started), `finishRun` (the terminal status the row got),
  * `claimLostRuns` (failed out of attempts; resumed runs counted as resumes), so every run is
- * counted once across replicas. The run queue: `queueRun` (queued), `claimQueuedRuns` (each
+ * counted once across replicas. `queueBehind` (started and queued). The run queue: `queueRun` (queued), `claimQueuedRuns` (each
  * taken run's wait), `queueDepth` (the depth gauge, as of the run service's last look).
  */
 export function instrumentStore(store: Store, metrics: AgentdMetrics, tracer: Tracer): Store {
   const wrapped = new Map<PropertyKey, unknown>();
   const after = (method: string, result: unknown) => {
-    if (method === "createRun") metrics.runsStarted.inc();
+    if (method === "createRun" || method === "queueBehind") metrics.runsStarted.inc();
     if (method === "finishRun") {
       const run = result as Run;
       // A run the sweeper failed meanwhile (out of attempts) was counted by the sweeper.
@@ -72,6 +72,7 @@ export function instrumentStore(store: Store, metrics: AgentdMetrics, tracer: Tr
       metrics.runsResumed.inc(claimed.resumed.length);
     }
     if (method === "queueRun" && result === true) metrics.runsQueued.inc();
+    if (method === "queueBehind") metrics.runsQueued.inc();
     if (method === "queueDepth") metrics.runQueueDepth.set(undefined, result as number);
     if (method === "claimQueuedRuns") {
       for (const run of result as { created_at: number }[]) {

@@ -1,8 +1,9 @@
 /**
  * Double texting: what a start does when its session already has a run going, as its
  * `multitask_strategy` says (docs/api.md, Double texting). `reject` is the start's own 409;
- * `enqueue`, `interrupt` and `rollback` make way for the new run here (`makeWay`): wait for the
- * current run's end, after cancelling it (`interrupt`), and removing its messages (`rollback`).
+ * `enqueue` is the store's (a run queued behind its session's runs, service.ts); `interrupt` and
+ * `rollback` make way for the new run here (`makeWay`): cancel the current run, wait for its
+ * end, and remove its messages (`rollback`).
  * The current run may be on any replica: its end is heard on its event stream (pub/sub and
  * history), its cancellation travels through the store. Starts of one session that wait on this
  * replica go one at a time, in the order they came (`inTurn`).
@@ -35,7 +36,7 @@ export function sessionBusy(err: unknown): boolean {
 }
 
 /** The strategies that make way for the new run before it starts. */
-export type WayStrategy = Exclude<MultitaskStrategy, "reject" | "steer">;
+export type WayStrategy = Exclude<MultitaskStrategy, "reject" | "steer" | "enqueue">;
 
 /** Double texting on this replica: its waiting starts, by session. */
 export class Multitask {
@@ -46,7 +47,7 @@ export class Multitask {
 
   /**
    * Runs `start` after the starts of the session that came before it on this replica are done
-   * (started or refused), so enqueued runs start in the order they came.
+   * (started or refused), so they start in the order they came.
    */
   async inTurn<T>(tenant: string, sessionId: string, start: () => Promise<T>): Promise<T> {
     const key = `${tenant}\n${sessionId}`;
@@ -61,9 +62,9 @@ export class Multitask {
   }
 
   /**
-   * Makes way for a new run of `current`'s session: waits until `current` has ended (its outcome
-   * saved, so nothing of it is written after the new run starts), cancelling it first for
-   * `interrupt` and `rollback`; `rollback` then removes its messages from the conversation.
+   * Makes way for a new run of `current`'s session: cancels `current` and waits until it has
+   * ended (its outcome saved, so nothing of it is written after the new run starts); `rollback`
+   * then removes its messages from the conversation.
    */
   async makeWay(tenant: string, current: Run, strategy: WayStrategy): Promise<void> {
     const { attach, lastSeq, cancel, log, pollInterval } = this.deps;
@@ -71,10 +72,8 @@ export class Multitask {
     // Opened before the cancel: its end (`run_finished`) cannot slip past the stream.
     const stream = await lastSeq(runId).then((after) => attach(tenant, runId, { after }))
       .catch(() => null);
-    if (strategy !== "enqueue") {
-      log.info("run cancelled for a new one", { tenant, run_id: runId, strategy });
-      await cancel(tenant, runId);
-    }
+    log.info("run cancelled for a new one", { tenant, run_id: runId, strategy });
+    await cancel(tenant, runId);
     if (stream) {
       for await (const _ of stream) { /* until the run's end */ }
     } else {

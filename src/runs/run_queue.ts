@@ -63,13 +63,14 @@ export class RunQueue {
    * Whether a start of `tenant` waits in the queue whatever this replica's slots (`waits`): the
    * tenant executes `tenantMaxRunning` runs (or has runs waiting for that, which go first).
    * Refuses it (`tenant_limit`) beyond the tenant's limits: its unfinished runs at
-   * `tenantMaxRuns`, or, when it would wait, its queued runs at `tenantMaxQueued`. The counts are
+   * `tenantMaxRuns`, or, when it would wait (every slot taken, or `behind` its session's runs,
+   * double texting's `enqueue`), its queued runs at `tenantMaxQueued`. The counts are
    * read before the run is written, so starts at the same moment may pass a limit by as many as
    * start together.
    */
-  async admit(tenant: string): Promise<boolean> {
+  async admit(tenant: string, behind = false): Promise<boolean> {
     const { tenantMaxRuns, tenantMaxQueued, tenantMaxRunning } = this.options;
-    const full = this.waits;
+    const full = behind || this.waits;
     const counted = tenantMaxRuns !== undefined || tenantMaxRunning !== undefined ||
       (tenantMaxQueued !== undefined && full);
     if (!counted) return false;

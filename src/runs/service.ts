@@ -63,6 +63,8 @@ export interface StartedRun {
    * starting one; its `events` start at their `messages_added`.
    */
   steered?: boolean;
+  /** The run waits in the run queue (no free slot, or queued behind its session's runs). */
+  queued?: boolean;
   /**
    * Attached runs only: every event of the run, ending with `run_finished`; or, for a client that
    * read too slowly, ending with the `slow_consumer` notice while the run goes on.
@@ -229,7 +231,12 @@ export class RunService {
   ): Promise<StartedRun> {
     const strategy = request.multitask_strategy ?? "reject";
     const sessionId = request.session_id;
-    if (strategy === "reject" || !sessionId) return this.#startNow(tenant, request, attached, link);
+    // A run that continues a chain (`link`) or forks (`checkpoint_id`) starts now or not at all.
+    const startsNow = strategy === "enqueue" && (link || request.checkpoint_id);
+    if (strategy === "reject" || !sessionId || startsNow) {
+      return this.#startNow(tenant, request, attached, link);
+    }
+    if (strategy === "enqueue") return this.#enqueue(tenant, sessionId, request, attached);
     // Double texting (multitask.ts): when the session has a run going, make way for this one.
     return this.#multitask.inTurn(tenant, sessionId, async () => {
       while (true) {
@@ -260,6 +267,56 @@ export class RunService {
     });
   }
 
+  /**
+   * `enqueue`: starts the run now when its session has no unfinished run, else stores it queued
+   * behind the session's runs (its start pending) and answers at once; any replica with a free
+   * slot starts it once they ended (run_queue.ts). The client's mistakes are refused first, the
+   * request planned against the conversation as it is now.
+   */
+  async #enqueue(
+    tenant: string,
+    sessionId: string,
+    request: RunRequest,
+    attached: boolean,
+  ): Promise<StartedRun> {
+    while (true) {
+      if (!this.#accepting) throw runServiceErrors.shuttingDown();
+      if (!(await this.runningRun(tenant, sessionId))) {
+        try {
+          return await this.#startNow(tenant, request, attached);
+        } catch (err) {
+          // Another run took the session meanwhile: this one queues behind it.
+          if (!sessionBusy(err)) throw err;
+          continue;
+        }
+      }
+      const runId = request.run_id ?? crypto.randomUUID();
+      const ids = { tenant_id: tenant, session_id: sessionId, run_id: runId };
+      if (!attached) request = { ...request, on_disconnect: null };
+      await this.#engine.prepare(ids, request);
+      await this.#queue.admit(tenant, true);
+      await this.#store.queueBehind(tenant, {
+        run_id: runId,
+        session_id: sessionId,
+        owner: this.replicaId,
+        request: { ...request, run_id: runId },
+      });
+      this.#log.info("run queued behind its session's runs", {
+        tenant,
+        run_id: runId,
+        session_id: sessionId,
+        attached,
+      });
+      const stream = attached ? await this.attach(tenant, runId) : undefined;
+      // The session's runs may have ended meanwhile.
+      this.#queue.fill();
+      const queued = { run_id: runId, session_id: sessionId, queued: true };
+      if (!stream) return queued;
+      const depth = await this.#store.queueDepth().catch(() => null);
+      return { ...queued, events: queuedEvents(ids, depth, stream) };
+    }
+  }
+
   async #startNow(
     tenant: string,
     request: RunRequest,
@@ -282,9 +339,10 @@ export class RunService {
       await this.#begin(ids, request, link);
       const stream = attached ? await this.attach(tenant, runId) : undefined;
       await this.#queue.enqueue(ids);
-      if (!stream) return { run_id: runId, session_id: sessionId };
+      const queued = { run_id: runId, session_id: sessionId, queued: true };
+      if (!stream) return queued;
       const depth = await this.#store.queueDepth().catch(() => null);
-      return { run_id: runId, session_id: sessionId, events: queuedEvents(ids, depth, stream) };
+      return { ...queued, events: queuedEvents(ids, depth, stream) };
     }
     const plan = await this.#queue.withSlot(() => this.#begin(ids, request, link));
     const active = newActiveRun(ids, 1, {
@@ -355,7 +413,7 @@ export class RunService {
       session_id: claimed.session_id,
       run_id: claimed.run_id,
     };
-    const request = resumedRequest(claimed);
+    let request = resumedRequest(claimed);
     const active = resumedActive(claimed);
     this.#active.set(claimed.run_id, active);
     let resolve!: () => void;
@@ -368,6 +426,25 @@ export class RunService {
       // (Attempt 1 is a queued run taken from the queue: its client is still listening.)
       if (claimed.attempt > 1 && request.on_disconnect === "cancel") {
         await this.#clientGrace.gone(ids.tenant_id, ids.run_id);
+      }
+      if (claimed.start_pending) {
+        // Queued behind its session's runs: its start (its input) is written now.
+        request = {
+          ...(claimed.request as RunRequest),
+          session_id: ids.session_id,
+          run_id: ids.run_id,
+        };
+        const plan = await this.#engine.prepare(ids, request);
+        await this.#store.beginQueued({
+          ...ids,
+          attempt: claimed.attempt,
+          messages: plan.begin.messages ?? [],
+          checkpoint: null,
+          parent_checkpoint_id: plan.parent_checkpoint_id,
+          request: { ...request, messages: [], resume_payload: null },
+        });
+        await this.#drive(active, this.#execute(plan, ids, active));
+        return;
       }
       const plan = await this.#engine.prepare(ids, request);
       await this.#drive(active, this.#execute(plan, ids, active));

@@ -18,6 +18,8 @@ export type {
   NewRun,
   PageQuery,
   QueuedClaim,
+  QueuedRun,
+  QueuedStart,
   RunChain,
   RunFilter,
   RunOutcome,

@@ -83,6 +83,8 @@ export function rowDecoders(json: (column: unknown) => unknown): RowDecoders {
       attempt: Number(r.attempt),
       checkpoint_id: r.checkpoint_id,
       request: json(r.request) ?? null,
+      // SQLite says 1, PostgreSQL true.
+      ...(r.start_pending ? { start_pending: true } : {}),
     }),
   };
 }

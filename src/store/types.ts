@@ -208,6 +208,33 @@ export interface ClaimedRun extends LostRun {
   checkpoint_id: string | null;
   /** What the run was asked (`NewRun.request`; null when not kept). */
   request: unknown;
+  /**
+   * The run was queued behind its session's runs (`queueBehind`) and its start is not written:
+   * `request` holds its input, which `beginQueued` writes.
+   */
+  start_pending?: boolean;
+}
+
+/** A run queued behind its session's unfinished runs (`queueBehind`). */
+export interface QueuedRun {
+  /** The new run's id. */
+  run_id: string;
+  /** The session, which exists (its unfinished run is in it). */
+  session_id: string;
+  /** The replica that queued it. */
+  owner: string;
+  /** The whole request, input included: written into the conversation when it starts. */
+  request: unknown;
+}
+
+/** The start of a run claimed with its start pending (`beginQueued`), fenced by its attempt. */
+export interface QueuedStart extends StepCommit {
+  /** The attempt that claimed it (fencing). */
+  attempt: number;
+  /** The checkpoint it starts from. */
+  parent_checkpoint_id: string | null;
+  /** What it was asked, without its input (now in the conversation). */
+  request: unknown;
 }
 
 /** A queued run a replica took (`claimQueuedRuns`): attempt 1 now, and when it was queued. */
@@ -437,10 +464,25 @@ export interface Store {
    */
   queueRun(runId: string): Promise<boolean>;
   /**
+   * Stores a run queued (attempt 0) behind the unfinished runs of its session, its start pending:
+   * nothing of it enters the conversation until a replica claims it, which no replica does while
+   * an earlier run of its session is unfinished (`claimQueuedRuns`). `run_exists` when the run
+   * id is taken, `session_not_found` without the session.
+   */
+  queueBehind(tenant: string, run: QueuedRun): Promise<Run>;
+  /**
+   * Writes the start of a claimed run whose start was pending: its input messages into the
+   * conversation, the checkpoint it starts from and its request without input, in one
+   * transaction fenced by `attempt` (`RunFenced`).
+   */
+  beginQueued(start: QueuedStart): Promise<void>;
+  /**
    * Takes up to `limit` queued runs for `owner` as their first attempt, one at a time by tenant:
    * the head (oldest) queued run of the tenant with the fewest runs executing now, oldest head
    * first among equals, so a tenant's flood never waits another tenant's next run longer than
-   * one slot. Concurrent claimers never take one run twice (PostgreSQL `FOR UPDATE SKIP LOCKED`;
+   * one slot. A run is passed over while its session has another unfinished run that is earlier
+   * or whose start is written (runs of one session start one at a time, in the order they were
+   * queued). Concurrent claimers never take one run twice (PostgreSQL `FOR UPDATE SKIP LOCKED`;
    * SQLite under its write lock). `owner` in each claimed run is the new one; `created_at` (ms)
    * tells how long it waited. With `tenantMaxRunning`, a tenant executing that many runs (over all
    * replicas) is passed over: its queued runs wait until one of its runs ends.
@@ -493,6 +535,8 @@ export type RunMethods = Pick<
   | "takeSteering"
   | "reclaimSteering"
   | "cancelRun"
+  | "queueBehind"
+  | "beginQueued"
 >;
 
 /** The methods of a `Store` on the step records of runs. */

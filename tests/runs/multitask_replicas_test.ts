@@ -1,7 +1,7 @@
 /**
  * Double texting across replicas: two server processes on one PostgreSQL schema and one Redis,
  * the session's run executed by A and the second request sent to B, for `steer`, `interrupt` and
- * `enqueue`.
+ * `enqueue` (answered at once, started by either replica once A's run ended).
  */
 import assert from "node:assert/strict";
 import type { Message } from "../../src/api/schemas.ts";
@@ -115,15 +115,33 @@ slowTest({
 
   await tt.step("enqueue sent to B starts once the run A executes ended", async () => {
     const runId = await busy("x-enqueue");
-    const second = await post(b.url, {
-      session_id: "x-enqueue",
-      messages: [text("next")],
-      multitask_strategy: "enqueue",
-    });
+    const later = [];
+    for (const word of ["next", "then"]) {
+      later.push(
+        await post(b.url, {
+          session_id: "x-enqueue",
+          messages: [text(word)],
+          multitask_strategy: "enqueue",
+        }),
+      );
+    }
+    // Answered at once, stored queued: the run on A still runs.
+    for (const run of later) assert.equal(run.status, "queued");
+    assert.equal((await get<{ status: string }>(a.url, `/v1/runs/${runId}`)).status, "running");
+    // Either replica takes them once it ended, one after the other.
+    for (const run of later) {
+      await eventually(async () =>
+        (await get<{ status: string }>(a.url, `/v1/runs/${run.run_id}`)).status === "completed"
+      );
+    }
     assert.equal((await get<{ status: string }>(b.url, `/v1/runs/${runId}`)).status, "completed");
-    await eventually(async () =>
-      (await get<{ status: string }>(a.url, `/v1/runs/${second.run_id}`)).status === "completed"
-    );
-    assert.deepEqual((await conversation("x-enqueue")).map(textOf), [LONG, LONG, "next", "next"]);
+    const messages = await conversation("x-enqueue");
+    assert.deepEqual(messages.map(textOf), [LONG, LONG, "next", "next", "then", "then"]);
+    assert.deepEqual(messages.slice(2).map((m) => m.run_id), [
+      later[0].run_id,
+      later[0].run_id,
+      later[1].run_id,
+      later[1].run_id,
+    ]);
   });
 });

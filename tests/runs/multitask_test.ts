@@ -1,7 +1,7 @@
 /**
  * Double texting on the native API (`multitask_strategy`), on each store: a second run request to
- * a session whose run is going is refused (`reject`, the default), waits for that run's end
- * (`enqueue`), cancels it keeping its progress (`interrupt`) or removing its messages
+ * a session whose run is going is refused (`reject`, the default), is queued behind it at once
+ * and starts after it, in order (`enqueue`; cancellable while it waits), cancels it keeping its progress (`interrupt`) or removing its messages
  * (`rollback`), or joins it (`steer`); an unknown strategy is a 422.
  */
 import assert from "node:assert/strict";
@@ -33,7 +33,12 @@ const ALSO = Array.from({ length: 20 }, (_, i) => `also${i + 1}`).join(" ");
 async function startDetached(t: TestServer, body: Record<string, unknown>) {
   const res = await t.fetch("/v1/runs/start", { method: "POST", json: body });
   assert.equal(res.status, 202, await res.clone().text());
-  return await res.json() as { run_id: string; session_id: string; steered?: boolean };
+  return await res.json() as {
+    run_id: string;
+    session_id: string;
+    steered?: boolean;
+    status?: string;
+  };
 }
 
 async function getRun(t: TestServer, runId: string): Promise<Record<string, unknown>> {
@@ -88,25 +93,81 @@ for (const store of storeKinds) {
     await t.fetch(`/v1/runs/${first.run_id}/cancel`, { method: "PUT" });
   });
 
-  Deno.test(`multitask (${store}): enqueue starts after the current run, in order`, async () => {
+  Deno.test(`multitask (${store}): enqueue answers at once, its runs start in order`, async () => {
     await using t = await startTestServer({ store });
-    const first = await busySession(t, "mt-enqueue", 20);
-    const later = await Promise.all(["second", "third"].map((word, i) =>
-      // The second is asked first: the order of the requests is the order of the runs.
-      new Promise((r) => setTimeout(r, i * 50)).then(() =>
-        startDetached(t, {
+    const first = await busySession(t, "mt-enqueue");
+    const later = [];
+    for (const word of ["second", "third"]) {
+      later.push(
+        await startDetached(t, {
           session_id: "mt-enqueue",
           messages: [text(word)],
           multitask_strategy: "enqueue",
-        })
-      )
-    ));
-    assert.equal((await getRun(t, first.run_id)).status, "completed");
+        }),
+      );
+    }
+    // Answered while the first run still runs: stored queued behind it.
+    for (const run of later) assert.equal(run.status, "queued");
+    assert.equal((await getRun(t, first.run_id)).status, "running");
+    assert.equal((await getRun(t, later[1].run_id)).status, "queued");
     for (const run of later) {
       await eventually(async () => (await getRun(t, run.run_id)).status === "completed");
     }
-    const texts = (await conversation(t, "mt-enqueue")).map(textOf);
-    assert.deepEqual(texts, [LONG, LONG, "second", "second", "third", "third"]);
+    assert.equal((await getRun(t, first.run_id)).status, "completed");
+    const messages = await conversation(t, "mt-enqueue");
+    assert.deepEqual(messages.map(textOf), [LONG, LONG, "second", "second", "third", "third"]);
+    assert.deepEqual(messages.map((m) => m.run_id), [
+      first.run_id,
+      first.run_id,
+      later[0].run_id,
+      later[0].run_id,
+      later[1].run_id,
+      later[1].run_id,
+    ]);
+  });
+
+  Deno.test(`multitask (${store}): an attached enqueue streams run_queued, then its run`, async () => {
+    await using t = await startTestServer({ store });
+    const first = await busySession(t, "mt-enqueue-attached");
+    const res = await t.fetch("/v1/runs", {
+      method: "POST",
+      json: {
+        session_id: "mt-enqueue-attached",
+        messages: [text("next")],
+        multitask_strategy: "enqueue",
+      },
+    });
+    assert.equal(res.status, 200);
+    const events = await readEvents(res);
+    assert.equal(events[0].kind, "run_queued");
+    assert.equal(events[0].run_id, res.headers.get("x-run-id"));
+    const end = events.at(-1)!;
+    assert.equal(end.kind, "run_finished");
+    assert.equal(end.status, "completed");
+    assert.equal((await getRun(t, first.run_id)).status, "completed");
+    const texts = (await conversation(t, "mt-enqueue-attached")).map(textOf);
+    assert.deepEqual(texts, [LONG, LONG, "next", "next"]);
+  });
+
+  Deno.test(`multitask (${store}): an enqueued run can be cancelled`, async () => {
+    await using t = await startTestServer({ store });
+    const first = await busySession(t, "mt-enqueue-cancel");
+    const enqueue = (word: string) =>
+      startDetached(t, {
+        session_id: "mt-enqueue-cancel",
+        messages: [text(word)],
+        multitask_strategy: "enqueue",
+      });
+    const droppedRun = await enqueue("dropped");
+    const keptRun = await enqueue("kept");
+    const cancel = await t.fetch(`/v1/runs/${droppedRun.run_id}/cancel`, { method: "PUT" });
+    assert.ok(cancel.ok, await cancel.text());
+    assert.equal((await getRun(t, droppedRun.run_id)).status, "cancelled");
+    await eventually(async () => (await getRun(t, keptRun.run_id)).status === "completed");
+    assert.equal((await getRun(t, first.run_id)).status, "completed");
+    assert.equal((await getRun(t, droppedRun.run_id)).status, "cancelled");
+    const texts = (await conversation(t, "mt-enqueue-cancel")).map(textOf);
+    assert.deepEqual(texts, [LONG, LONG, "kept", "kept"]);
   });
 
   Deno.test(`multitask (${store}): interrupt cancels the run, keeping its progress`, async () => {

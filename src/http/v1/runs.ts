@@ -221,8 +221,13 @@ export function runRoutes(): Routes {
       c.req.valid("json"),
       false,
     );
-    const body = { run_id: started.run_id, session_id: started.session_id };
-    return c.json(started.steered ? { ...body, steered: true } : body, 202, {
+    const body = {
+      run_id: started.run_id,
+      session_id: started.session_id,
+      ...(started.steered ? { steered: true } : {}),
+      ...(started.queued ? { status: "queued" as const } : {}),
+    };
+    return c.json(body, 202, {
       location: `/v1/runs/${started.run_id}`,
     });
   });

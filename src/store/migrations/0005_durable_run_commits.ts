@@ -16,6 +16,15 @@ function without(text: string, skip: string): string {
   return text.replace("CREATE FUNCTION", "CREATE OR REPLACE FUNCTION").replace(skip, "");
 }
 
+/** `agentd_commit_step` as migration 5 re-creates it (migration 12 derives from this text). */
+export const DURABLE_COMMIT_STEP = without(
+  COMMIT_STEP,
+  "  -- A run's intermediate step need not wait for the WAL flush: the run's end commit waits " +
+    "for it,\n  -- and that flush covers this step too. A client's own message write (no run) " +
+    "stays synchronous.\n  IF p_run IS NOT NULL THEN\n" +
+    "    PERFORM set_config('synchronous_commit', 'off', true);\n  END IF;\n",
+);
+
 /** `agentd_start_run` and `agentd_commit_step`, their commits flushed. */
 export const durableRunCommits: Migration = {
   version: 5,
@@ -27,12 +36,6 @@ export const durableRunCommits: Migration = {
       "  -- Not flushed at commit: the run's end commit flushes the WAL up to and past this one.\n" +
         "  PERFORM set_config('synchronous_commit', 'off', true);\n",
     ),
-    without(
-      COMMIT_STEP,
-      "  -- A run's intermediate step need not wait for the WAL flush: the run's end commit waits " +
-        "for it,\n  -- and that flush covers this step too. A client's own message write (no run) " +
-        "stays synchronous.\n  IF p_run IS NOT NULL THEN\n" +
-        "    PERFORM set_config('synchronous_commit', 'off', true);\n  END IF;\n",
-    ),
+    DURABLE_COMMIT_STEP,
   ],
 };

@@ -13,6 +13,7 @@ import { runHandoffs } from "./0008_run_handoffs.ts";
 import { runClientGone } from "./0009_run_client_gone.ts";
 import { runSteps } from "./0010_run_steps.ts";
 import { runSteering } from "./0011_run_steering.ts";
+import { runEnqueue } from "./0012_run_enqueue.ts";
 import type { Migration } from "./types.ts";
 
 export type { Conversion, Migration, MigrationQuery } from "./types.ts";
@@ -30,6 +31,7 @@ export const migrations: readonly Migration[] = [
   runClientGone,
   runSteps,
   runSteering,
+  runEnqueue,
 ];
 
 /** The bookkeeping table both dialects create before applying anything. */

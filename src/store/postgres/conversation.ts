@@ -14,8 +14,8 @@ export async function requireSession(q: Query, tenant: string, sessionId: string
 }
 
 /**
- * Throws 409003 when a run other than `runId` is running in the session: its conversation must
- * not change under that run. Called after the session row is locked, so a run cannot start
+ * Throws 409003 when a run other than `runId` is running in the session (a run queued with its
+ * start pending has written nothing yet): its conversation must not change under that run. Called after the session row is locked, so a run cannot start
  * between this check and the write (`createRun` locks the same row first).
  */
 export async function requireIdle(
@@ -25,6 +25,7 @@ export async function requireIdle(
   runId: string | null,
 ): Promise<void> {
   const running = await q`SELECT 1 FROM runs WHERE tenant_id = ${tenant}
-    AND session_id = ${sessionId} AND status = 'running' AND run_id IS DISTINCT FROM ${runId}`;
+    AND session_id = ${sessionId} AND status = 'running' AND NOT start_pending
+    AND run_id IS DISTINCT FROM ${runId}`;
   if (running.length > 0) throw storeErrors.sessionBusy(sessionId);
 }

@@ -92,7 +92,7 @@ export function postgresLeases(
           heartbeat_at = ${Math.max(now, at)},
           updated_at = ${at} FROM lost WHERE r.run_id = lost.run_id
         RETURNING r.tenant_id, r.run_id, r.session_id, r.attempt, r.checkpoint_id, r.request,
-          lost.owner AS lost_owner`;
+          r.start_pending, lost.owner AS lost_owner`;
       return {
         failed: failed.map((r) => ({
           tenant_id: r.tenant_id,
@@ -119,11 +119,16 @@ export function postgresLeases(
         // Round robin by tenant: a queued run's rank is its place in its tenant's queue plus the
         // runs its tenant executes now; the lowest rank goes first, the oldest among equals.
         // SKIP LOCKED: a run another claimer holds is passed over for the next; the re-checked
-        // `attempt = 0` passes over one another claimer took meanwhile.
+        // `attempt = 0` passes over one another claimer took meanwhile. A run waits while its
+        // session has an earlier unfinished run or one already started (runs of one session
+        // start one at a time, in the order they were queued).
         const [row] = await sql`WITH queued AS (
             SELECT run_id, tenant_id, seq,
               row_number() OVER (PARTITION BY tenant_id ORDER BY seq) AS pos
-            FROM runs WHERE status = 'running' AND attempt = 0),
+            FROM runs r WHERE status = 'running' AND attempt = 0 AND NOT EXISTS (
+              SELECT 1 FROM runs p WHERE p.tenant_id = r.tenant_id
+                AND p.session_id = r.session_id AND p.status = 'running'
+                AND p.run_id <> r.run_id AND (p.seq < r.seq OR NOT p.start_pending))),
           executing AS (
             SELECT tenant_id, count(*) AS n FROM runs WHERE status = 'running' AND attempt > 0
             GROUP BY tenant_id),
@@ -136,7 +141,7 @@ export function postgresLeases(
           UPDATE runs r SET attempt = 1, owner = ${owner}, heartbeat_at = ${at}, updated_at = ${at}
           FROM pick WHERE r.run_id = pick.run_id AND r.attempt = 0 AND r.status = 'running'
           RETURNING r.tenant_id, r.run_id, r.session_id, r.attempt, r.checkpoint_id, r.request,
-            r.created_at`;
+            r.created_at, r.start_pending`;
         if (!row) break;
         claimed.push({ ...decode.claim(row, owner), created_at: Number(row.created_at) });
       }

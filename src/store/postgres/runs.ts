@@ -200,6 +200,41 @@ export function postgresRuns(sql: postgres.Sql, clock: Clock, channel: string): 
       });
     },
 
+    async queueBehind(tenant, run) {
+      const now = clock.now();
+      let row: DriverRow | undefined;
+      try {
+        [row] = await sql`INSERT INTO runs (run_id, tenant_id, session_id, status,
+            parent_checkpoint_id, owner, heartbeat_at, created_at, updated_at, request, attempt,
+            start_pending)
+          SELECT ${run.run_id}, tenant_id, session_id, 'running', NULL, ${run.owner}, ${now},
+            ${now}, ${now}, ${jsonText(run.request)}::text::jsonb, 0, true
+          FROM sessions WHERE tenant_id = ${tenant} AND session_id = ${run.session_id}
+          RETURNING *`;
+      } catch (error) {
+        throw mapWriteError(error, { session: run.session_id, run: run.run_id });
+      }
+      if (!row) throw storeErrors.sessionNotFound(run.session_id);
+      return toRun(decode.run(row));
+    },
+
+    async beginQueued(start) {
+      const ids = { session: start.session_id, run: start.run_id, attempt: start.attempt };
+      try {
+        await sql.begin(async (tx) => {
+          const now = clock.now();
+          await tx`SELECT agentd_commit_run_step(${start.attempt}::integer, ${start.tenant_id},
+            ${start.session_id}, ${start.run_id}, ${now},
+            ${messagesParam(start.messages)}::text::jsonb, NULL, NULL, NULL)`;
+          await tx`UPDATE runs SET parent_checkpoint_id = ${start.parent_checkpoint_id},
+            request = ${jsonText(start.request)}::text::jsonb, start_pending = false,
+            updated_at = ${now} WHERE run_id = ${start.run_id}`;
+        });
+      } catch (error) {
+        throw mapWriteError(error, ids);
+      }
+    },
+
     async cancelRun(tenant, runId) {
       const row = await sql.begin(async (tx) => {
         const now = clock.now();

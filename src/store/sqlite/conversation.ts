@@ -44,8 +44,8 @@ export function requireSession(conn: Connection, tenant: string, sessionId: stri
 }
 
 /**
- * Throws 409003 when a run other than `runId` is running in the session: its conversation must
- * not change under that run. Called inside the write transaction, so no run can start between
+ * Throws 409003 when a run other than `runId` is running in the session (a run queued with its
+ * start pending has written nothing yet): its conversation must not change under that run. Called inside the write transaction, so no run can start between
  * this check and the write.
  */
 export function requireIdle(
@@ -56,7 +56,7 @@ export function requireIdle(
 ): void {
   const running = conn.get(
     `SELECT 1 AS found FROM runs WHERE tenant_id = ? AND session_id = ? AND status = 'running'
-     AND run_id IS NOT ?`,
+     AND start_pending = 0 AND run_id IS NOT ?`,
     tenant,
     sessionId,
     runId,

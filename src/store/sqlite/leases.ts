@@ -85,7 +85,7 @@ export function sqliteLeases(conn: Connection, commits: GroupCommit, clock: Cloc
             row: conn.get(
               `UPDATE runs SET attempt = attempt + 1, owner = ?, heartbeat_at = ?, updated_at = ?
                WHERE run_id = ? RETURNING tenant_id, run_id, session_id, attempt, checkpoint_id,
-               request`,
+               request, start_pending`,
               owner,
               // The sweep's own time: never claimable again by a sweep of the same moment.
               Math.max(now, now2),
@@ -125,6 +125,7 @@ export function sqliteLeases(conn: Connection, commits: GroupCommit, clock: Cloc
           // Under the write lock: one claimer at a time. One run per pick, so each pick sees the
           // tenants' executing runs the previous one changed. Round robin by tenant: a queued
           // run's rank is its place in its tenant's queue plus the runs its tenant executes now.
+          // A run waits while its session has an earlier unfinished run or one already started.
           const claimed = [];
           while (claimed.length < limit) {
             const at = clock.now();
@@ -133,14 +134,17 @@ export function sqliteLeases(conn: Connection, commits: GroupCommit, clock: Cloc
                WHERE run_id = (
                  SELECT q.run_id FROM (SELECT run_id, tenant_id, seq,
                      row_number() OVER (PARTITION BY tenant_id ORDER BY seq) AS pos
-                   FROM runs WHERE status = 'running' AND attempt = 0) q
+                   FROM runs r WHERE status = 'running' AND attempt = 0 AND NOT EXISTS
+                     (SELECT 1 FROM runs p WHERE p.tenant_id = r.tenant_id
+                       AND p.session_id = r.session_id AND p.status = 'running'
+                       AND p.run_id <> r.run_id AND (p.seq < r.seq OR p.start_pending = 0))) q
                  LEFT JOIN (SELECT tenant_id, count(*) AS n FROM runs
                    WHERE status = 'running' AND attempt > 0 GROUP BY tenant_id) e
                    ON e.tenant_id = q.tenant_id
                  WHERE coalesce(e.n, 0) < ?
                  ORDER BY q.pos + coalesce(e.n, 0), q.seq LIMIT 1)
                RETURNING tenant_id, run_id, session_id, attempt, checkpoint_id, request,
-               created_at`,
+               created_at, start_pending`,
               owner,
               at,
               at,

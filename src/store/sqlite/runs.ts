@@ -330,6 +330,49 @@ export function sqliteRuns(conn: Connection, commits: GroupCommit, clock: Clock)
       );
     },
 
+    queueBehind(tenant, run) {
+      return commits.durable(() => {
+        const now = clock.now();
+        const row = commits.write(() => {
+          requireSession(conn, tenant, run.session_id);
+          if (conn.get("SELECT 1 AS found FROM runs WHERE run_id = ?", run.run_id)) {
+            throw storeErrors.runExists(run.run_id);
+          }
+          return conn.get(
+            `INSERT INTO runs (run_id, tenant_id, session_id, status, parent_checkpoint_id, owner,
+             heartbeat_at, created_at, updated_at, request, attempt, start_pending)
+             VALUES (?, ?, ?, 'running', NULL, ?, ?, ?, ?, ?, 0, 1) RETURNING ${RUN_COLUMNS}`,
+            run.run_id,
+            tenant,
+            run.session_id,
+            run.owner,
+            now,
+            now,
+            now,
+            jsonText(run.request),
+          )!;
+        });
+        return toRun(decode.run(row));
+      });
+    },
+
+    beginQueued(start) {
+      return commits.durable(() => {
+        commits.write(() => {
+          const now = clock.now();
+          writeStep({ ...start, checkpoint: null }, now);
+          conn.run(
+            `UPDATE runs SET parent_checkpoint_id = ?, request = ?, start_pending = 0,
+             updated_at = ? WHERE run_id = ?`,
+            start.parent_checkpoint_id,
+            jsonText(start.request),
+            now,
+            start.run_id,
+          );
+        });
+      });
+    },
+
     cancelRun(tenant, runId) {
       return commits.durable(() => {
         const row = commits.write(() =>

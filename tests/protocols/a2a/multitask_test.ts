@@ -1,13 +1,19 @@
 /**
  * Double texting over A2A (`metadata.multitask_strategy` of the request or the message), through
  * the official `@a2a-js/sdk` client: a message to a context whose task is working is refused
- * (the default), waits (`enqueue`), or cancels that task (`interrupt`, `rollback`).
+ * (the default), is queued behind it at once (`enqueue`: a submitted task), or cancels that task (`interrupt`, `rollback`).
  */
 import assert from "node:assert/strict";
 import { Role, TaskState } from "@a2a-js/sdk";
 import type { Client } from "@a2a-js/sdk/client";
 import type { Message } from "../../../src/api/schemas.ts";
-import { readSse, startTestServer, storeKinds, type TestServer } from "../../_kit/mod.ts";
+import {
+  eventually,
+  readSse,
+  startTestServer,
+  storeKinds,
+  type TestServer,
+} from "../../_kit/mod.ts";
 import { SLOW_TEXT, slowManifest } from "./agents.ts";
 import { asTask, clientFor, collect, message, rejects, request, text } from "./sdk.ts";
 
@@ -127,5 +133,27 @@ for (const store of storeKinds) {
         }
       });
     }
+
+    await tt.step("enqueue answers at once: a submitted task behind the working one", async () => {
+      const working = await workingTask(t, client);
+      const queued = asTask(
+        await client.sendMessage(request(
+          message([text("later")], {
+            contextId: working.contextId,
+            metadata: { multitask_strategy: "enqueue" },
+          }),
+          { returnImmediately: true },
+        )),
+      );
+      assert.equal(queued.status?.state, TaskState.TASK_STATE_SUBMITTED);
+      const first = await client.getTask({ tenant: "", id: working.id, historyLength: 0 });
+      assert.equal(first.status?.state, TaskState.TASK_STATE_WORKING);
+      await eventually(async () =>
+        (await client.getTask({ tenant: "", id: queued.id, historyLength: 0 })).status?.state ===
+          TaskState.TASK_STATE_COMPLETED
+      );
+      const texts = (await conversation(t, working.contextId)).map(textOf);
+      assert.deepEqual(texts, [SLOW_TEXT, SLOW_TEXT, "later", "later"]);
+    });
   });
 }

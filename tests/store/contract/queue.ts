@@ -1,10 +1,12 @@
 /**
  * The run queue: a queued run (attempt 0, `queued` to clients) holds its session, is never taken
  * as a lost run, and is claimed once, FIFO within a tenant and fair across tenants (the head of
- * the tenant executing fewest runs first); a cancelled one is never claimed.
+ * the tenant executing fewest runs first); a cancelled one is never claimed. Runs queued behind
+ * their session's running run (`queueBehind`) are claimed one at a time, in order, once it ended.
  */
 import assert from "node:assert/strict";
 import type { Run } from "../../../src/api/schemas.ts";
+import { newMessages, RunFenced } from "../../../src/store/mod.ts";
 import { type Contract, newTenant } from "./helpers.ts";
 
 /** Registers the run queue steps of the store contract. */
@@ -113,6 +115,77 @@ export async function queueSteps(t: Deno.TestContext, c: Contract): Promise<void
     assert.deepEqual(await claimAll("replica-b", 1), [late]);
     assert.deepEqual(await claimAll("replica-b", 10), floodRuns.slice(1));
     for (const id of [...floodRuns, late]) await store.finishRun(id, { status: "completed" });
+  });
+
+  await t.step("queue: runs queued behind a session start one at a time, in order", async () => {
+    const tenant = newTenant();
+    const first = await runningRun(tenant);
+    const sessionId = first.session_id;
+    const behind = async (word: string) => {
+      const run_id = crypto.randomUUID();
+      const request = { messages: [{ role: "user", content: [{ type: "text", value: word }] }] };
+      const run = await store.queueBehind(tenant, {
+        run_id,
+        session_id: sessionId,
+        owner: "replica-a",
+        request,
+      });
+      clock.advance(1);
+      return run;
+    };
+    const [second, third] = [await behind("second"), await behind("third")];
+    assert.deepEqual([second.status, second.attempt], ["queued", 0]);
+    await assert.rejects(
+      () =>
+        store.queueBehind(tenant, {
+          run_id: second.run_id,
+          session_id: sessionId,
+          owner: "replica-a",
+          request: {},
+        }),
+      (e: Error & { kind?: string }) => e.kind === "run_exists",
+    );
+    // The running run still writes its steps: the runs behind it are not in its way.
+    await c.commit(tenant, sessionId, first.run_id, { inputs: [{ role: "user", content: [] }] });
+    assert.deepEqual(await claimAll("replica-b", 5), []);
+    await store.finishRun(first.run_id, { status: "completed" }, undefined, 1);
+    const [claim, ...more] = await store.claimQueuedRuns("replica-b", 5);
+    assert.deepEqual(more, []);
+    assert.deepEqual([claim.run_id, claim.attempt, claim.start_pending], [second.run_id, 1, true]);
+    assert.equal(
+      (claim.request as { messages: unknown[] }).messages.length,
+      1,
+      "its input is on its row",
+    );
+    // Claimed, its start not yet written: the next still waits.
+    assert.deepEqual(await claimAll("replica-c", 5), []);
+    const input = newMessages(sessionId, [{ role: "user", content: [] }], second.run_id, 1);
+    await store.beginQueued({
+      tenant_id: tenant,
+      session_id: sessionId,
+      run_id: second.run_id,
+      attempt: 2,
+      messages: input,
+      checkpoint: null,
+      parent_checkpoint_id: null,
+      request: {},
+    }).then(() => assert.fail("a stale attempt wrote"), (e) => assert.ok(e instanceof RunFenced));
+    await store.beginQueued({
+      tenant_id: tenant,
+      session_id: sessionId,
+      run_id: second.run_id,
+      attempt: 1,
+      messages: input,
+      checkpoint: null,
+      parent_checkpoint_id: null,
+      request: {},
+    });
+    const messages = await store.allMessages(tenant, sessionId);
+    assert.deepEqual(messages.at(-1)?.run_id, second.run_id);
+    assert.deepEqual(await claimAll("replica-c", 5), []);
+    await store.finishRun(second.run_id, { status: "completed" }, undefined, 1);
+    assert.deepEqual(await claimAll("replica-c", 5), [third.run_id]);
+    await store.finishRun(third.run_id, { status: "completed" }, undefined, 1);
   });
 
   await t.step("queue: a cancelled queued run is never claimed", async () => {
