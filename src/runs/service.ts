@@ -307,7 +307,8 @@ export class RunService {
         session_id: sessionId,
         attached,
       });
-      const stream = attached ? await this.attach(tenant, runId) : undefined;
+      // Subscribed once it is claimable: a replica may take it first; what it sent is filled in.
+      const stream = attached ? await this.attach(tenant, runId, { unstarted: true }) : undefined;
       // The session's runs may have ended meanwhile.
       this.#queue.fill();
       const queued = { run_id: runId, session_id: sessionId, queued: true };

@@ -1,3 +1,4 @@
+// Over 400 lines: live, cursor and queued streams share their subscription and gap checks.
 /**
  * Re-attach streams: a run's events for an observer that is not the one that started it, live
  * through pub/sub and, from a client's cursor, replayed from the run's retained history first.
@@ -105,6 +106,12 @@ export interface AttachOptions {
    * `events_gone`.
    */
   fromFirst?: boolean;
+  /**
+   * Without `after`: the run has not started yet (queued), so its live events are taken from its
+   * first on, any the subscription missed (it started before the subscription) filled from its
+   * history.
+   */
+  unstarted?: boolean;
 }
 
 /** A run's event stream for an observer. */
@@ -129,7 +136,9 @@ export async function openRunStream(
   const before = await deps.store.getRun(tenant, runId);
   if (!before) throw runServiceErrors.runNotFound(runId);
   const { after } = options;
-  if (after === undefined) return await liveStream(deps, tenant, before);
+  if (after === undefined) {
+    return await liveStream(deps, tenant, before, options.unstarted ? 0 : null);
+  }
   const channel = runChannel(runId);
   // Subscribed before the history is read: see the module comment.
   const sub = unended(before.status) ? await deps.pubsub.subscribe(channel) : null;
@@ -194,8 +203,16 @@ export async function* queuedEvents(
   yield* stream;
 }
 
-/** The spec's re-attach: live events from now on, of a running run (`run_not_running` else). */
-async function liveStream(deps: StreamDeps, tenant: string, before: Run): Promise<RunStream> {
+/**
+ * The spec's re-attach: live events from now on, of a running run (`run_not_running` else); after
+ * `last` when given (see `AttachOptions.unstarted`).
+ */
+async function liveStream(
+  deps: StreamDeps,
+  tenant: string,
+  before: Run,
+  last: number | null,
+): Promise<RunStream> {
   if (!unended(before.status)) {
     throw runServiceErrors.runNotRunning(before.run_id, before.status);
   }
@@ -216,7 +233,7 @@ async function liveStream(deps: StreamDeps, tenant: string, before: Run): Promis
     live: true,
     async *[Symbol.asyncIterator]() {
       try {
-        yield* liveItems(ctx, sub, null);
+        yield* liveItems(ctx, sub, last);
       } finally {
         sub.close();
       }

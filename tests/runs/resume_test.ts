@@ -320,3 +320,41 @@ Deno.test("streams resuming a run at once decode its large events once", async (
     await pubsub.close();
   }
 });
+
+Deno.test("a queued run's stream (unstarted) gets the events sent before it subscribed", async () => {
+  const pubsub = createMemoryPubSub({
+    capacity: 16,
+    prefix: uniqueName("queued"),
+    history: HISTORY_DEFAULTS,
+  });
+  const runId = uniqueName("run");
+  const channel = runChannel(runId);
+  const send = async (seq: number, event: ReturnType<typeof makeEvent>) => {
+    const message = JSON.stringify({ seq, event });
+    await pubsub.append(channel, [{ seq, message }], message);
+  };
+  // Another replica took the run and sent its first event before the stream subscribed.
+  await send(1, makeEvent("run_started", { session_id: "s", run_id: runId } as never));
+  const run = { run_id: runId, session_id: "s", status: "queued" } as unknown as Run;
+  const deps = {
+    store: { getRun: () => Promise.resolve(run) },
+    pubsub,
+    watchMs: 1_000,
+    replay: new ReplayBudget(64 * 2 ** 20, 1_000),
+  };
+  try {
+    const stream = await openRunStream(deps, "t", runId, { unstarted: true });
+    const end = makeEvent("run_finished", {
+      session_id: "s",
+      run_id: runId,
+      status: "completed",
+      interrupt_payload: null,
+      result: null,
+    });
+    await send(2, end);
+    const items = await Array.fromAsync(stream);
+    assert.deepEqual(items.map((i) => "seq" in i && i.seq), [1, 2]);
+  } finally {
+    await pubsub.close();
+  }
+});
