@@ -1,7 +1,7 @@
 /**
  * Double texting: what a start does when its session already has a run going, as its
  * `multitask_strategy` says (docs/api.md, Double texting). `reject` is the start's own 409;
- * `enqueue` is the store's (a run queued behind its session's runs, service.ts); `interrupt` and
+ * `enqueue` is the store's (a run queued behind its session's runs, starts.ts); `interrupt` and
  * `rollback` make way for the new run here (`makeWay`): cancel the current run, wait for its
  * end, and remove its messages (`rollback`).
  * The current run may be on any replica: its end is heard on its event stream (pub/sub and
