@@ -9,7 +9,7 @@ import type { Run } from "../api/schemas.ts";
 import type { Logger } from "../log.ts";
 import type { PubSub } from "../pubsub/mod.ts";
 import type { LostRun, NewRun, Store } from "../store/mod.ts";
-import { decodeRunMessage } from "./stream.ts";
+import { decodeRunMessage } from "./channel.ts";
 
 /**
  * The pub/sub channel of the live events of every run continuing the chain of `originRunId` (the

@@ -18,7 +18,7 @@ import type { PubSub } from "../pubsub/mod.ts";
 import type { ActiveRun } from "./active.ts";
 import { chainChannel } from "./chains.ts";
 import { AsyncQueue } from "./queue.ts";
-import { runChannel } from "./stream.ts";
+import { runChannel } from "./channel.ts";
 
 /** The limits of an attached client's queue (manifest `runtime.attached`). */
 export type AttachedLimits =

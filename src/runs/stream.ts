@@ -1,4 +1,3 @@
-// Over 400 lines: live, cursor and queued streams share their subscription and gap checks.
 /**
  * Re-attach streams: a run's events for an observer that is not the one that started it, live
  * through pub/sub and, from a client's cursor, replayed from the run's retained history first.
@@ -13,74 +12,18 @@
  * another process), it ends with the retained rest of the run or the end read from the store.
  */
 import type { Run } from "../api/schemas.ts";
-import {
-  makeEvent,
-  primeEncoding,
-  type RunStreamItem,
-  type SequencedEvent,
-} from "../api/events.ts";
+import { makeEvent, type RunStreamItem, type SequencedEvent } from "../api/events.ts";
 import type { HistoryPage, PubSub, Retained, Subscription } from "../pubsub/mod.ts";
 import type { Store } from "../store/mod.ts";
 import { runServiceErrors } from "./errors.ts";
 import type { ReplayBudget } from "./replay_budget.ts";
-
-/**
- * The pub/sub channel (and history) of a run's events. A message on it is one event with its
- * sequence number (`{seq, event}`), or a JSON array of those one turn of the event loop produced
- * (`decodeRunMessage`); a history entry is always one.
- */
-export function runChannel(runId: string): string {
-  return `run:${runId}`;
-}
-
-/** Messages this long keep their event's JSON for the native stream (`primeEncoding`). */
-const PRIME_CHARS = 64 * 1024;
-
-/** The events of one message on a run channel. */
-export function decodeRunMessage(message: string): SequencedEvent[] {
-  const parsed = JSON.parse(message) as SequencedEvent | SequencedEvent[];
-  if (Array.isArray(parsed)) return parsed;
-  // One large event (a snapshot of a long conversation): its JSON is the message's `event`
-  // member, so a replay to many streams encodes it no more (Delivery writes `{"seq":N,"event":`).
-  if (message.length >= PRIME_CHARS) {
-    const head = /^\{"seq":(?:\d+|null),"event":/.exec(message);
-    if (head && message.endsWith("}")) {
-      primeEncoding(parsed.event, message.slice(head[0].length, -1));
-    }
-  }
-  return [parsed];
-}
-
-/**
- * A large retained message decoded, shared by the streams that replay it at the same time (20
- * clients resuming a run whose snapshot is 38 MB parse it once, not 20 times): held by the
- * streams that replay it, and only weakly here, so it goes when the last of them is done.
- */
-interface Decoded {
-  message: string;
-  events: SequencedEvent[];
-}
-const decodedMessages = new Map<string, WeakRef<Decoded>>();
-const forgetDecoded = new FinalizationRegistry<string>((key) => {
-  if (decodedMessages.get(key)?.deref() === undefined) decodedMessages.delete(key);
-});
-
-/**
- * The events of a retained message of `channel`, decoded once while any stream holds the result
- * (`keep`, which the stream drops once it has replayed them).
- */
-function decodeRetained(channel: string, entry: Retained, keep: Decoded[]): SequencedEvent[] {
-  if (entry.message.length < PRIME_CHARS) return decodeRunMessage(entry.message);
-  const key = `${channel}\n${entry.seq}`;
-  let decoded = decodedMessages.get(key)?.deref();
-  if (decoded === undefined || decoded.message !== entry.message) {
-    decoded = { message: entry.message, events: decodeRunMessage(entry.message) };
-    decodedMessages.set(key, new WeakRef(decoded));
-    forgetDecoded.register(decoded, key);
-  }
-  keep.push(decoded);
-  return decoded.events;
-}
+import {
+  type Decoded,
+  decodeRetained,
+  decodeRunMessage,
+  PRIME_CHARS,
+  runChannel,
+} from "./channel.ts";
 
 /** What re-attach streams need from the run service. */
 export interface StreamDeps {

@@ -18,7 +18,7 @@ import { createMemoryPubSub } from "../../src/pubsub/memory.ts";
 import type { PubSub } from "../../src/pubsub/mod.ts";
 import { chainChannel } from "../../src/runs/chains.ts";
 import { Delivery } from "../../src/runs/delivery.ts";
-import { decodeRunMessage, runChannel } from "../../src/runs/stream.ts";
+import { decodeRunMessage, runChannel } from "../../src/runs/channel.ts";
 import { eventually, readSse, startTestServer, uniqueName } from "../_kit/mod.ts";
 import { activeRun } from "./active_run.ts";
 

@@ -12,7 +12,7 @@ import { createMemoryPubSub } from "../../src/pubsub/memory.ts";
 import { chainChannel } from "../../src/runs/chains.ts";
 import { Delivery } from "../../src/runs/delivery.ts";
 import { Leases } from "../../src/runs/leases.ts";
-import { decodeRunMessage, runChannel } from "../../src/runs/stream.ts";
+import { decodeRunMessage, runChannel } from "../../src/runs/channel.ts";
 import type { ClaimedRun, Store } from "../../src/store/mod.ts";
 import { eventually, openTestStore, type TestStore, uniqueName } from "../_kit/mod.ts";
 

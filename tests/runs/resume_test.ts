@@ -20,7 +20,8 @@ import { makeEvent } from "../../src/api/events.ts";
 import type { Run } from "../../src/api/schemas.ts";
 import { HISTORY_DEFAULTS } from "../../src/pubsub/mod.ts";
 import { createMemoryPubSub } from "../../src/pubsub/memory.ts";
-import { openRunStream, runChannel } from "../../src/runs/stream.ts";
+import { runChannel } from "../../src/runs/channel.ts";
+import { openRunStream } from "../../src/runs/stream.ts";
 import { ReplayBudget } from "../../src/runs/replay_budget.ts";
 
 /** The text of native frames' `text_message_content` deltas. */
