@@ -3,7 +3,7 @@
  * aborted it), and how it is saved with the engine's last step in one transaction, waiting out a
  * store that is unavailable.
  */
-import type { RunEventOf } from "../api/events.ts";
+import { makeEvent, type RunEventOf } from "../api/events.ts";
 import type { Run } from "../api/schemas.ts";
 import type { Logger } from "../log.ts";
 import { RunFenced, type RunOutcome, type Store, StoreUnavailable } from "../store/mod.ts";
@@ -33,6 +33,21 @@ export function outcomeOf(
     interrupt_payload: final.interrupt_payload,
     error: final.error ?? null,
   };
+}
+
+/** The `run_finished` event of a run record that has ended: what its clients are told of it. */
+export function finishedOf(run: Run): RunEventOf<"run_finished"> {
+  return makeEvent("run_finished", {
+    session_id: run.session_id,
+    run_id: run.run_id,
+    status: run.status,
+    interrupt_payload: run.interrupt_payload,
+    result: run.result,
+    error: run.error,
+    usage: run.usage,
+    finish_reason: run.finish_reason,
+    cost: run.cost,
+  });
 }
 
 /** What saving an outcome needs. */

@@ -13,7 +13,7 @@ import type { ActiveRun } from "./active.ts";
 import { passedOn, passOn, resumedActive, resumedRequest } from "./attempts.ts";
 import type { ClientGrace } from "./client_grace.ts";
 import type { Delivery } from "./delivery.ts";
-import { outcomeOf, saveOutcome } from "./outcome.ts";
+import { finishedOf, outcomeOf, saveOutcome } from "./outcome.ts";
 
 /** What the runner needs of the run service. */
 export interface RunnerDeps {
@@ -142,17 +142,7 @@ export class Runner {
       const run = record = await saveOutcome(deps, active, outcome);
       // The outcome's write was fenced: the run was still this attempt's.
       active.leaseAt = performance.now();
-      finished = makeEvent("run_finished", {
-        session_id: active.session_id,
-        run_id: active.run_id,
-        status: run.status,
-        interrupt_payload: run.interrupt_payload,
-        result: run.result,
-        error: run.error,
-        usage: run.usage,
-        finish_reason: run.finish_reason,
-        cost: run.cost,
-      });
+      finished = finishedOf(run);
     } catch (err) {
       if (err instanceof RunFenced) {
         active.reason = "fenced";

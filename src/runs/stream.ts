@@ -16,6 +16,7 @@ import { makeEvent, type RunStreamItem, type SequencedEvent } from "../api/event
 import type { HistoryPage, PubSub, Retained, Subscription } from "../pubsub/mod.ts";
 import type { Store } from "../store/mod.ts";
 import { runServiceErrors } from "./errors.ts";
+import { finishedOf } from "./outcome.ts";
 import type { ReplayBudget } from "./replay_budget.ts";
 import {
   type Decoded,
@@ -326,17 +327,7 @@ async function* ending(ctx: StreamContext, last: number | null): AsyncGenerator<
 
 /** The `run_finished` event of a run record that has ended, stamped with its end time. */
 function finishedFrom(run: Run): SequencedEvent["event"] {
-  const event = makeEvent("run_finished", {
-    session_id: run.session_id,
-    run_id: run.run_id,
-    status: run.status,
-    interrupt_payload: run.interrupt_payload,
-    result: run.result,
-    error: run.error,
-    usage: run.usage,
-    finish_reason: run.finish_reason,
-    cost: run.cost,
-  });
+  const event = finishedOf(run);
   const ended = Date.parse(run.updated_at);
   return Number.isFinite(ended) ? { ...event, timestamp: ended / 1000 } : event;
 }
