@@ -206,6 +206,7 @@ Deno.test("a server logs every request and run transition with its ids, and no s
       run_id: "r-ghost",
       owner: "replica-gone",
       attempt: 2,
+      reason: "lost",
     });
     return true;
   });

@@ -17,6 +17,9 @@ export const TERMINAL_STATUSES = ["completed", "failed", "interrupted", "cancell
 /** Kinds of open SSE streams. */
 export const STREAM_KINDS = ["attached", "reattach", "ag_ui", "a2a", "ai_sdk", "other"] as const;
 
+/** Why a replica resumed a run: its replica was lost, or handed it over at shutdown. */
+export const RESUME_REASONS = ["lost", "handoff"] as const;
+
 /** Why a connection ended before its request reached the app. */
 export const CLIENT_ERROR_REASONS = ["timeout", "headers_too_large", "malformed", "reset"] as const;
 
@@ -44,8 +47,8 @@ export interface AgentdMetrics {
   clientErrors: Counter<"reason">;
   /** `agentd_runs_started_total`: runs started. */
   runsStarted: Counter;
-  /** `agentd_runs_resumed_total`: lost or handed-over runs this replica resumed. */
-  runsResumed: Counter;
+  /** `agentd_runs_resumed_total`: lost or handed-over runs this replica resumed, by reason. */
+  runsResumed: Counter<"reason">;
   /** `agentd_runs_total`: runs finished, by status. */
   runs: Counter<"status">;
   /** `agentd_runs_active`: runs this process executes now. */
@@ -135,8 +138,10 @@ export function createMetrics(options: MetricsOptions = {}): AgentdMetrics {
     }),
     runsResumed: r.counter({
       name: "agentd_runs_resumed_total",
-      help: "Runs this replica took over as a new attempt (their replica was lost or handed " +
-        "them over at shutdown).",
+      help: "Runs this replica took over as a new attempt, by reason (lost: their replica " +
+        "stopped heartbeating for a lease, a crash or a kill; handoff: it handed them over at " +
+        "shutdown).",
+      labelNames: ["reason"],
     }),
     runs: r.counter({
       name: "agentd_runs_total",
@@ -234,5 +239,6 @@ export function createMetrics(options: MetricsOptions = {}): AgentdMetrics {
   for (const status of TERMINAL_STATUSES) m.runs.touch({ status });
   for (const kind of STREAM_KINDS) m.streamsOpen.set({ kind }, 0);
   for (const reason of CLIENT_ERROR_REASONS) m.clientErrors.touch({ reason });
+  for (const reason of RESUME_REASONS) m.runsResumed.touch({ reason });
   return m;
 }

@@ -12,7 +12,7 @@ import type {
   ModelUsage,
 } from "../models/mod.ts";
 import type { PubSub } from "../pubsub/mod.ts";
-import type { Store } from "../store/mod.ts";
+import type { Claimed, Store } from "../store/mod.ts";
 import type { Tool } from "../tools/mod.ts";
 import { wrapTool } from "../tools/mod.ts";
 import type { AgentdMetrics } from "./agentd.ts";
@@ -50,7 +50,7 @@ const seconds = (startedMs: number) => (performance.now() - startedMs) / 1000;
  * `agentd_store_errors_total`) and traced (`agentd.store.<method>`, only inside a request or run
  * span: the background polls would otherwise start a trace each). Run transitions are counted
  * where they are persisted: `createRun` (started), `finishRun` (the terminal status the row got),
- * `claimLostRuns` (failed out of attempts; resumed runs counted as resumes), so every run is
+ * `claimLostRuns` (failed out of attempts; resumed runs counted as resumes, lost or handed over), so every run is
  * counted once across replicas. `queueBehind` (started and queued). The run queue: `queueRun` (queued), `claimQueuedRuns` (each
  * taken run's wait), `queueDepth` (the depth gauge, as of the run service's last look).
  */
@@ -67,9 +67,11 @@ export function instrumentStore(store: Store, metrics: AgentdMetrics, tracer: Tr
       }
     }
     if (method === "claimLostRuns") {
-      const claimed = result as { resumed: unknown[]; failed: unknown[] };
+      const claimed = result as Claimed;
       metrics.runs.inc({ status: "failed" }, claimed.failed.length);
-      metrics.runsResumed.inc(claimed.resumed.length);
+      const handedOver = claimed.resumed.filter((r) => r.handed_over).length;
+      metrics.runsResumed.inc({ reason: "handoff" }, handedOver);
+      metrics.runsResumed.inc({ reason: "lost" }, claimed.resumed.length - handedOver);
     }
     if (method === "queueRun" && result === true) metrics.runsQueued.inc();
     if (method === "queueBehind") metrics.runsQueued.inc();

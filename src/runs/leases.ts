@@ -170,6 +170,7 @@ export class Leases {
         session_id: run.session_id,
         owner: run.owner,
         attempt: run.attempt,
+        reason: run.handed_over ? "handoff" : "lost",
       });
       this.#deps.resume(run);
     }

@@ -85,6 +85,7 @@ export function rowDecoders(json: (column: unknown) => unknown): RowDecoders {
       request: json(r.request) ?? null,
       // SQLite says 1, PostgreSQL true.
       ...(r.start_pending ? { start_pending: true } : {}),
+      ...(r.handed_over ? { handed_over: true } : {}),
     }),
   };
 }

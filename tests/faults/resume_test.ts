@@ -293,6 +293,10 @@ slowTest({
       words,
       "one whole answer",
     );
+    // A resumed nothing else since its restart (the runs A lost went to B): one hand-over.
+    const metrics = await (await fetch(`${A()}/metrics`)).text();
+    assert.match(metrics, /^agentd_runs_resumed_total\{reason="handoff"\} 1$/m);
+    assert.match(metrics, /^agentd_runs_resumed_total\{reason="lost"\} 0$/m);
     await replicas.restart("b");
   });
 });
@@ -337,6 +341,10 @@ slowTest({
     }, { timeout: 20_000, interval: 100, what: "the run to end after the restart" });
     assert.equal(run.status, "completed", JSON.stringify(run));
     assert.equal(run.attempt, 2);
+    // Resumed as a lost run (its process was killed), not as a hand-over.
+    const metrics = await (await fetch(`${server.url}/metrics`)).text();
+    assert.match(metrics, /^agentd_runs_resumed_total\{reason="lost"\} 1$/m);
+    assert.match(metrics, /^agentd_runs_resumed_total\{reason="handoff"\} 0$/m);
     const { items } = await (await fetch(`${server.url}/v1/sessions/s-crashed/messages`)).json();
     assert.deepEqual(items.map((m: { role: string }) => m.role), ["user", "assistant"]);
     assert.equal(items[1].content[0].value, words, "one whole answer");

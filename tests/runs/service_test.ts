@@ -364,6 +364,10 @@ Deno.test("graceful shutdown: not ready, refuses runs, hands over what outlives 
   }, { timeout: 15_000, what: "the resumed run to end" });
   assert.equal(done.status, "completed");
   assert.equal(done.attempt, 2);
+  // Resumed as a hand-over, not as a lost run.
+  const metrics = await (await again.fetch("/metrics")).text();
+  assert.match(metrics, /^agentd_runs_resumed_total\{reason="handoff"\} 1$/m);
+  assert.match(metrics, /^agentd_runs_resumed_total\{reason="lost"\} 0$/m);
   const res = await again.fetch("/v1/sessions/drain/messages");
   const { items } = await res.json();
   assert.deepEqual(items.map((m: { role: string }) => m.role), ["user", "assistant"]);

@@ -83,8 +83,10 @@ export function postgresLeases(
           AND attempt - handoffs >= ${maxAttempts} AND attempt > 0
         RETURNING tenant_id, run_id, session_id, owner`;
       // SKIP LOCKED: of two sweepers each claims other runs, none waits for the other.
+      // `releaseRun` zeroes the heartbeat: such a run was handed over, not lost.
       const resumed = limit <= 0 ? [] : await sql`WITH lost AS (
-          SELECT run_id, owner FROM runs WHERE status = 'running' AND heartbeat_at < ${cut}
+          SELECT run_id, owner, heartbeat_at FROM runs
+            WHERE status = 'running' AND heartbeat_at < ${cut}
             AND attempt - handoffs < ${maxAttempts} AND attempt > 0
             ORDER BY heartbeat_at, seq LIMIT ${limit}
             FOR UPDATE SKIP LOCKED)
@@ -92,7 +94,8 @@ export function postgresLeases(
           heartbeat_at = ${Math.max(now, at)},
           updated_at = ${at} FROM lost WHERE r.run_id = lost.run_id
         RETURNING r.tenant_id, r.run_id, r.session_id, r.attempt, r.checkpoint_id, r.request,
-          r.start_pending, lost.owner AS lost_owner`;
+          r.start_pending, lost.owner AS lost_owner,
+          lost.heartbeat_at = 0 AS handed_over`;
       return {
         failed: failed.map((r) => ({
           tenant_id: r.tenant_id,

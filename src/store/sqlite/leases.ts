@@ -73,8 +73,10 @@ export function sqliteLeases(conn: Connection, commits: GroupCommit, clock: Cloc
           )
         );
         const resumed = limit <= 0 ? [] : commits.write(() => {
+          // `releaseRun` zeroes the heartbeat: such a run was handed over, not lost.
           const lost = conn.all(
-            `SELECT run_id, owner FROM runs WHERE status = 'running' AND heartbeat_at < ?
+            `SELECT run_id, owner, heartbeat_at = 0 AS handed_over FROM runs
+             WHERE status = 'running' AND heartbeat_at < ?
              AND attempt - handoffs < ? AND attempt > 0 ORDER BY heartbeat_at, seq LIMIT ?`,
             cut,
             maxAttempts,
@@ -82,6 +84,7 @@ export function sqliteLeases(conn: Connection, commits: GroupCommit, clock: Cloc
           );
           return lost.map((l) => ({
             lost_owner: l.owner as string,
+            handed_over: l.handed_over,
             row: conn.get(
               `UPDATE runs SET attempt = attempt + 1, owner = ?, heartbeat_at = ?, updated_at = ?
                WHERE run_id = ? RETURNING tenant_id, run_id, session_id, attempt, checkpoint_id,
@@ -101,7 +104,9 @@ export function sqliteLeases(conn: Connection, commits: GroupCommit, clock: Cloc
             session_id: r.session_id as string,
             owner: r.owner as string,
           })),
-          resumed: resumed.map(({ lost_owner, row }) => decode.claim(row, lost_owner)),
+          resumed: resumed.map(({ lost_owner, handed_over, row }) =>
+            decode.claim({ ...row, handed_over }, lost_owner)
+          ),
         };
       });
     },

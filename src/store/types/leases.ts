@@ -29,6 +29,11 @@ export interface ClaimedRun extends LostRun {
    * `request` holds its input, which `beginQueued` writes.
    */
   start_pending?: boolean;
+  /**
+   * The run was handed over (`releaseRun`, a replica's shutdown), not lost with its replica
+   * (a crash, a kill, a lease that ran out): absent then. Only `claimLostRuns` says it.
+   */
+  handed_over?: boolean;
 }
 
 /** A queued run a replica took (`claimQueuedRuns`): attempt 1 now, and when it was queued. */

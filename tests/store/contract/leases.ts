@@ -115,6 +115,7 @@ export async function leaseSteps(t: Deno.TestContext, c: Contract): Promise<void
     const { resumed } = await store.claimLostRuns("b", now, 1000, 3, 1_000);
     const mine = resumed.find((r) => r.run_id === run.run_id);
     assert.deepEqual(mine?.request, request);
+    assert.equal(mine?.handed_over, undefined, "lost, not handed over");
   });
 
   await t.step("runs: a released run is claimed at once; release is fenced", async () => {
@@ -125,8 +126,9 @@ export async function leaseSteps(t: Deno.TestContext, c: Contract): Promise<void
     // A lease of an hour has not passed, yet the released run is claimed.
     const { resumed } = await store.claimLostRuns("b", clock.now(), 3_600_000, 3, 1_000);
     assert.deepEqual(
-      resumed.filter((r) => r.tenant_id === tenant).map((r) => [r.run_id, r.attempt]),
-      [[run.run_id, 2]],
+      resumed.filter((r) => r.tenant_id === tenant)
+        .map((r) => [r.run_id, r.attempt, r.handed_over]),
+      [[run.run_id, 2, true]],
     );
   });
 
