@@ -161,10 +161,7 @@ export class Starts {
         : undefined;
       // The session's runs may have ended meanwhile.
       this.deps.queue.fill();
-      const queued = { run_id: runId, session_id: sessionId, queued: true };
-      if (!stream) return queued;
-      const depth = await this.deps.store.queueDepth().catch(() => null);
-      return { ...queued, events: queuedEvents(ids, depth, stream) };
+      return await this.#queuedAnswer(ids, stream);
     }
   }
 
@@ -190,10 +187,7 @@ export class Starts {
       await this.#begin(ids, request, link);
       const stream = attached ? await this.deps.attach(tenant, runId) : undefined;
       await this.deps.queue.enqueue(ids);
-      const queued = { run_id: runId, session_id: sessionId, queued: true };
-      if (!stream) return queued;
-      const depth = await this.deps.store.queueDepth().catch(() => null);
-      return { ...queued, events: queuedEvents(ids, depth, stream) };
+      return await this.#queuedAnswer(ids, stream);
     }
     const plan = await this.deps.queue.withSlot(() => this.#begin(ids, request, link));
     const active = newActiveRun(ids, 1, {
@@ -207,6 +201,17 @@ export class Starts {
     // start is answered (one round trip to Redis), so a cursor of 0 never meets an empty past.
     await active.recorded.promise;
     return { run_id: runId, session_id: sessionId, events: active.attached };
+  }
+
+  /**
+   * The answer for a run that waits in the run queue; an attached client's `stream` (subscribed
+   * already) starts with `run_queued` and the queue's depth.
+   */
+  async #queuedAnswer(ids: RunIds, stream?: RunStream): Promise<StartedRun> {
+    const queued = { run_id: ids.run_id, session_id: ids.session_id, queued: true };
+    if (!stream) return queued;
+    const depth = await this.deps.store.queueDepth().catch(() => null);
+    return { ...queued, events: queuedEvents(ids, depth, stream) };
   }
 
   /**

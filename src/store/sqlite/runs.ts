@@ -10,7 +10,7 @@ import { pageWindow, toPage } from "../cursor.ts";
 import { ConversationChanged, RunFenced, storeErrors } from "../errors.ts";
 import { RUN_STATUS_SQL, toCheckpointHead, toRun } from "../records.ts";
 import { jsonText, splitSteering } from "../rows.ts";
-import type { RunMethods, StepCommit } from "../types.ts";
+import type { NewRun, RunMethods, StepCommit } from "../types.ts";
 import { attempt, type Connection, type Row } from "./connection.ts";
 import {
   advance,
@@ -26,7 +26,33 @@ import { CHECKPOINT_COLUMNS, decode, RUN_COLUMNS } from "./rows.ts";
 
 /** The run methods of the SQLite store on `conn`. */
 export function sqliteRuns(conn: Connection, commits: GroupCommit, clock: Clock): RunMethods {
-  /** The step's messages and checkpoint, inside a write transaction (see `commitStep`). */
+  /**
+   * Inserts a `running` run row, owned by `run.owner` since `now`: started (attempt 1), or
+   * `queued` behind its session's runs (attempt 0, its start pending).
+   */
+  const insertRun = (
+    tenant: string,
+    run: Pick<NewRun, "run_id" | "session_id" | "parent_checkpoint_id" | "owner" | "request">,
+    queued: boolean,
+    now: number,
+  ): Row =>
+    conn.get(
+      `INSERT INTO runs (run_id, tenant_id, session_id, status, parent_checkpoint_id, owner,
+       heartbeat_at, created_at, updated_at, request, attempt, start_pending)
+       VALUES (?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?) RETURNING ${RUN_COLUMNS}`,
+      run.run_id,
+      tenant,
+      run.session_id,
+      run.parent_checkpoint_id,
+      run.owner,
+      now,
+      now,
+      now,
+      jsonText(run.request),
+      queued ? 0 : 1,
+      queued ? 1 : 0,
+    )!;
+
   /** Refuses a write of `runAttempt` once another attempt owns the run (or it ended). */
   const fence = (runId: string, runAttempt: number | undefined): void => {
     if (runAttempt === undefined) return;
@@ -39,6 +65,7 @@ export function sqliteRuns(conn: Connection, commits: GroupCommit, clock: Clock)
     if (!owns) throw new RunFenced(runId, runAttempt);
   };
 
+  /** The step's messages and checkpoint, inside a write transaction (see `commitStep`). */
   const writeStep = (step: StepCommit, now: number): void => {
     const { tenant_id: tenant, session_id: sessionId } = step;
     fence(step.run_id, step.attempt);
@@ -94,20 +121,7 @@ export function sqliteRuns(conn: Connection, commits: GroupCommit, clock: Clock)
           }
           let inserted: Row;
           try {
-            inserted = conn.get(
-              `INSERT INTO runs (run_id, tenant_id, session_id, status, parent_checkpoint_id, owner,
-               heartbeat_at, created_at, updated_at, request)
-               VALUES (?, ?, ?, 'running', ?, ?, ?, ?, ?, ?) RETURNING ${RUN_COLUMNS}`,
-              run.run_id,
-              tenant,
-              run.session_id,
-              run.parent_checkpoint_id,
-              run.owner,
-              now,
-              now,
-              now,
-              jsonText(run.request),
-            )!;
+            inserted = insertRun(tenant, run, false, now);
           } catch (error) {
             if (String((error as Error).message).includes("UNIQUE constraint failed")) {
               // Run ids are global: another tenant's run with this id is a conflict too. Asked
@@ -338,19 +352,7 @@ export function sqliteRuns(conn: Connection, commits: GroupCommit, clock: Clock)
           if (conn.get("SELECT 1 AS found FROM runs WHERE run_id = ?", run.run_id)) {
             throw storeErrors.runExists(run.run_id);
           }
-          return conn.get(
-            `INSERT INTO runs (run_id, tenant_id, session_id, status, parent_checkpoint_id, owner,
-             heartbeat_at, created_at, updated_at, request, attempt, start_pending)
-             VALUES (?, ?, ?, 'running', NULL, ?, ?, ?, ?, ?, 0, 1) RETURNING ${RUN_COLUMNS}`,
-            run.run_id,
-            tenant,
-            run.session_id,
-            run.owner,
-            now,
-            now,
-            now,
-            jsonText(run.request),
-          )!;
+          return insertRun(tenant, { ...run, parent_checkpoint_id: null }, true, now);
         });
         return toRun(decode.run(row));
       });
