@@ -3,25 +3,13 @@
  * permissions do not grant (a symlink out of its directory, the manifest or the store beside
  * it), whether the OS sandbox works on this host, and warnings for tools that opt out of it.
  */
-import { dirname, join, resolve, sep } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import type { Config } from "../config/schema.ts";
-import { probeSandbox } from "./sandbox.ts";
+import { probeSandbox, realPath, within } from "./sandbox.ts";
 import type { ToolSpec } from "./spec.ts";
 
 /** Most entries a tool's directory may hold (it is searched for symlinks at startup). */
 export const MAX_TOOL_DIR_ENTRIES = 10_000;
-
-function within(path: string, dir: string): boolean {
-  return path === dir || path.startsWith(dir.endsWith(sep) ? dir : dir + sep);
-}
-
-function realPath(path: string): string | null {
-  try {
-    return Deno.realPathSync(path);
-  } catch {
-    return null;
-  }
-}
 
 /**
  * Files a tool must never be able to read whatever its permissions: the manifest (it may hold

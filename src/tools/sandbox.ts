@@ -43,11 +43,12 @@ export function findExecutable(name: string, path = Deno.env.get("PATH") ?? ""):
 }
 
 /** Whether `path` is `dir` or below it. */
-function within(path: string, dir: string): boolean {
+export function within(path: string, dir: string): boolean {
   return path === dir || path.startsWith(dir.endsWith(sep) ? dir : dir + sep);
 }
 
-function realPath(path: string): string | null {
+/** `path` with its symlinks resolved; null when it does not exist. */
+export function realPath(path: string): string | null {
   try {
     return Deno.realPathSync(path);
   } catch {
