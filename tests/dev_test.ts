@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { loadConfig } from "../src/config/load.ts";
 import { loadDotEnv, startDevServer } from "../src/dev.ts";
 import { startServer } from "../src/server.ts";
-import { eventually, slowTest, tempDir } from "./_kit/mod.ts";
+import { eventually, slowTest, tempDir, userText } from "./_kit/mod.ts";
 import { type FakeServer, startFakeOpenAI } from "./models/fake_openai.ts";
 
 const ROOT = join(import.meta.dirname!, "..");
@@ -41,8 +41,6 @@ http_server {}
 
 const tool = (word: string) => `export function word() {\n  return "${word}";\n}\n`;
 
-const user = (text: string) => ({ role: "user", content: [{ type: "text", value: text }] });
-
 /** The manifest with `instructions` and an OpenAI model at `url` instead of echo. */
 const withInstructions = (instructions: string, url: string) =>
   manifest("dev").replace(
@@ -57,7 +55,7 @@ async function systemPrompt(url: string, fake: FakeServer): Promise<[string, str
   const res = await fetch(`${url}/v1/runs`, {
     method: "POST",
     headers: { "content-type": "application/json" },
-    body: JSON.stringify({ messages: [user("hi")] }),
+    body: JSON.stringify({ messages: [userText("hi")] }),
   });
   const runId = res.headers.get("x-run-id")!;
   assert.match(await res.text(), /"status":"completed"/);
@@ -103,7 +101,7 @@ slowTest({
           method: "POST",
           headers: { "content-type": "application/json" },
           body: JSON.stringify({
-            messages: [user(text)],
+            messages: [userText(text)],
             model: { override: { inference_params: { provider_params: params } } },
           }),
         });

@@ -6,7 +6,7 @@
  * learn what went wrong, with `[redacted]` where the secret was.
  */
 import assert from "node:assert/strict";
-import { readEvents, startTestServer } from "./_kit/mod.ts";
+import { readEvents, startTestServer, userText } from "./_kit/mod.ts";
 import { httpError, startFakeOpenAI, textFrames } from "./models/fake_openai.ts";
 import { REDACTED, secretScrubber, secretValues } from "../src/secrets.ts";
 
@@ -15,7 +15,6 @@ import { REDACTED, secretScrubber, secretValues } from "../src/secrets.ts";
 const API_KEY = "k3y-Zq9xW1";
 const TOKEN = "svc-token-4e1f0b7d2c";
 const fixtures = new URL("./fixtures/", import.meta.url).pathname;
-const user = (value: string) => ({ role: "user", content: [{ type: "text", value }] });
 const echo = { override: { provider: "echo" } };
 
 Deno.test("scrubber: values replaced deeply, keys too, other data kept", () => {
@@ -84,7 +83,7 @@ Deno.test("a key or token repeated by a provider or a tool reaches no client, re
     fake.enqueue(refused());
     const res = await t.fetch("/v1/runs", {
       method: "POST",
-      json: { session_id: "s1", messages: [user("hello")] },
+      json: { session_id: "s1", messages: [userText("hello")] },
     });
     const events = await readEvents(new Response(await body(res)));
     const end = events.at(-1)!;
@@ -106,7 +105,7 @@ Deno.test("a key or token repeated by a provider or a tool reaches no client, re
     await body(
       await t.fetch("/v1/runs", {
         method: "POST",
-        json: { session_id: "s2", messages: [user("hello")] },
+        json: { session_id: "s2", messages: [userText("hello")] },
       }),
     );
 
@@ -117,7 +116,7 @@ Deno.test("a key or token repeated by a provider or a tool reaches no client, re
         json: {
           session_id: "s3",
           model: echo,
-          messages: [user("/call leak_error {}\n/call leak_result {}")],
+          messages: [userText("/call leak_error {}\n/call leak_result {}")],
         },
       }),
     );

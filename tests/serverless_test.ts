@@ -17,9 +17,9 @@ import {
   tempDir,
   testPostgresUrl,
   uniqueName,
+  userText,
 } from "./_kit/mod.ts";
 
-const text = (value: string) => ({ role: "user", content: [{ type: "text", value }] });
 const WORDS = Array.from({ length: 20 }, (_, i) => `w${i}`).join(" ");
 const slow = (delay_ms: number) => ({
   model: { override: { inference_params: { provider_params: { delay_ms } } } },
@@ -85,7 +85,7 @@ slowTest({
     });
 
     await tt.step("an attached run", async () => {
-      const res = await post("/v1/runs", { messages: [text("hello serverless")] });
+      const res = await post("/v1/runs", { messages: [userText("hello serverless")] });
       assert.equal(res.status, 200);
       const end = JSON.parse((await readSse(res).until("run_finished")).data);
       assert.equal(end.status, "completed");
@@ -93,7 +93,7 @@ slowTest({
     });
 
     await tt.step("resume by cursor", async () => {
-      const started = await post("/v1/runs/start", { messages: [text(WORDS)], ...slow(30) });
+      const started = await post("/v1/runs/start", { messages: [userText(WORDS)], ...slow(30) });
       assert.equal(started.status, 202);
       const { run_id } = await started.json();
       const first = readSse(await fetch(`${p.url}/v1/runs/${run_id}/events?after=0`));
@@ -115,7 +115,7 @@ slowTest({
     });
 
     await tt.step("cancel", async () => {
-      const started = await post("/v1/runs/start", { messages: [text(WORDS)], ...slow(500) });
+      const started = await post("/v1/runs/start", { messages: [userText(WORDS)], ...slow(500) });
       const { run_id } = await started.json();
       const cancel = await fetch(`${p.url}/v1/runs/${run_id}/cancel`, { method: "PUT" });
       assert.equal(cancel.status, 204);

@@ -34,3 +34,4 @@ export {
   type ServerProcessOptions,
   startServerProcess,
 } from "./process.ts";
+export { userText } from "./messages.ts";

@@ -4,12 +4,17 @@
  * capability overrides, forks, and a provider failure from a local OpenAI-compatible server.
  */
 import assert from "node:assert/strict";
-import { type EventData, readEvents, startTestServer, type TestServer } from "../_kit/mod.ts";
+import {
+  type EventData,
+  readEvents,
+  startTestServer,
+  type TestServer,
+  userText,
+} from "../_kit/mod.ts";
 import { httpError, startFakeOpenAI } from "../models/fake_openai.ts";
 import { newMarker, noneMarked } from "../tools/helpers.ts";
 
 const fixtures = new URL("../tools/fixtures/", import.meta.url).pathname;
-const user = (value: string) => ({ role: "user", content: [{ type: "text", value }] });
 
 const manifest = {
   agent: {
@@ -58,7 +63,7 @@ Deno.test("engine end to end over HTTP", async (tt) => {
     const events = await run(t, {
       session_id: "js",
       context: { counter: 1 },
-      messages: [user('/call progress {"task": "build"}')],
+      messages: [userText('/call progress {"task": "build"}')],
     });
     const kinds = events.map((e) => e.kind);
     const custom = events.filter((e) => e.kind === "custom");
@@ -78,7 +83,7 @@ Deno.test("engine end to end over HTTP", async (tt) => {
     });
     const cps = await (await t.fetch("/v1/sessions/js/checkpoints")).json();
     assert.deepEqual(cps.items.at(-1).state.context, { counter: 2, last_task: "build" });
-    const run2 = await run(t, { session_id: "js", messages: [user("/call progress {}")] });
+    const run2 = await run(t, { session_id: "js", messages: [userText("/call progress {}")] });
     assert.equal((finished(run2).result as { context: { counter: number } }).context.counter, 3);
   });
 
@@ -89,7 +94,7 @@ Deno.test("engine end to end over HTTP", async (tt) => {
     );
     const url = `http://127.0.0.1:${target.addr.port}/`;
     const events = await run(t, {
-      messages: [user(`/call fetch_url {"url": "${url}"}`)],
+      messages: [userText(`/call fetch_url {"url": "${url}"}`)],
     });
     const [result] = results(events);
     assert.equal(result.is_error, true);
@@ -99,7 +104,7 @@ Deno.test("engine end to end over HTTP", async (tt) => {
   });
 
   await tt.step("Python tool that crashes: a tool error the model sees", async () => {
-    const events = await run(t, { messages: [user("/call py_crash {}")] });
+    const events = await run(t, { messages: [userText("/call py_crash {}")] });
     const [result] = results(events);
     assert.equal(result.is_error, true);
     // The model reads `{"error": "<message>"}`: one wrapping, whatever the runner.
@@ -113,7 +118,7 @@ Deno.test("engine end to end over HTTP", async (tt) => {
   await tt.step("Python tool that hangs: timed out, no process left", async () => {
     const marker = newMarker();
     const events = await run(t, {
-      messages: [user(`/call py_hang {"marker": "${marker}"}`)],
+      messages: [userText(`/call py_hang {"marker": "${marker}"}`)],
     });
     const pids = events.find((e) => e.kind === "custom" && e.name === "pids");
     const [result] = results(events);
@@ -132,7 +137,7 @@ Deno.test("engine end to end over HTTP", async (tt) => {
     const first = await run(t, {
       session_id: "client",
       tools,
-      messages: [user("/call get_city {}\n/call get_time {}")],
+      messages: [userText("/call get_city {}\n/call get_time {}")],
     });
     const end = finished(first);
     assert.equal(end.status, "interrupted");
@@ -146,7 +151,7 @@ Deno.test("engine end to end over HTTP", async (tt) => {
     const second = await run(t, {
       session_id: "client",
       tools,
-      messages: [user("here you go")],
+      messages: [userText("here you go")],
       resume_payload: {
         tool_results: [
           { tool_call_id: pending[0].tool_call_id, result: { city: "Paris" } },
@@ -163,7 +168,7 @@ Deno.test("engine end to end over HTTP", async (tt) => {
       method: "POST",
       json: {
         session_id: "client",
-        messages: [user("x")],
+        messages: [userText("x")],
         resume_payload: { tool_results: [{ tool_call_id: pending[0].tool_call_id, result: 1 }] },
       },
     });
@@ -176,7 +181,7 @@ Deno.test("engine end to end over HTTP", async (tt) => {
       const sid = `approve-${approved}`;
       const first = await run(t, {
         session_id: sid,
-        messages: [user('/call pay {"amount": 5}')],
+        messages: [userText('/call pay {"amount": 5}')],
       });
       const end = finished(first);
       assert.equal(end.status, "interrupted");
@@ -187,7 +192,7 @@ Deno.test("engine end to end over HTTP", async (tt) => {
       assert.equal(results(first).length, 0, "the tool did not run before approval");
       const second = await run(t, {
         session_id: sid,
-        messages: [user("decided")],
+        messages: [userText("decided")],
         resume_payload: {
           approvals: [{ tool_call_id: pending.tool_call_id, approved, reason: "budget" }],
         },
@@ -208,7 +213,7 @@ Deno.test("engine end to end over HTTP", async (tt) => {
       const events = await run(t, {
         capability_override: override,
         context: { counter: 0 },
-        messages: [user(`/call ${tool} {"text": "a b c"}`)],
+        messages: [userText(`/call ${tool} {"text": "a b c"}`)],
       });
       return !(results(events)[0].is_error as boolean);
     };
@@ -224,14 +229,14 @@ Deno.test("engine end to end over HTTP", async (tt) => {
     );
     const replaced = await run(t, {
       capability_override: { strategy: "replace", capabilities: ["extra"] },
-      messages: [user('/call progress {"task": "x"}')],
+      messages: [userText('/call progress {"task": "x"}')],
     });
     assert.match(JSON.stringify(results(replaced)[0].content), /not available/);
     const bad = await t.fetch("/v1/runs", {
       method: "POST",
       json: {
         capability_override: { strategy: "extend", capabilities: ["nope"] },
-        messages: [user("x")],
+        messages: [userText("x")],
       },
     });
     assert.equal(bad.status, 422);
@@ -240,14 +245,14 @@ Deno.test("engine end to end over HTTP", async (tt) => {
   });
 
   await tt.step("fork from an earlier checkpoint_id", async () => {
-    await run(t, { session_id: "fork", messages: [user("first")] });
+    await run(t, { session_id: "fork", messages: [userText("first")] });
     const cps1 = await (await t.fetch("/v1/sessions/fork/checkpoints")).json();
     const forkPoint = cps1.items.at(-1).checkpoint_id;
-    await run(t, { session_id: "fork", messages: [user("second")] });
+    await run(t, { session_id: "fork", messages: [userText("second")] });
     const forked = await run(t, {
       session_id: "fork",
       checkpoint_id: forkPoint,
-      messages: [user("other branch")],
+      messages: [userText("other branch")],
     });
     assert.equal(finished(forked).status, "completed");
     const snapshot = forked.find((e) => e.kind === "messages_snapshot")!;
@@ -267,7 +272,7 @@ Deno.test("engine end to end over HTTP", async (tt) => {
     for (const override of [{ provider: "nope" }, { model: "gpt-x" }]) {
       const res = await t.fetch("/v1/runs", {
         method: "POST",
-        json: { session_id: "never", model: { override }, messages: [user("x")] },
+        json: { session_id: "never", model: { override }, messages: [userText("x")] },
       });
       assert.equal(res.status, 422);
       await res.body?.cancel();
@@ -295,7 +300,7 @@ Deno.test("provider failure ends the run failed with the error payload", async (
       },
     },
   });
-  const events = await run(t, { messages: [user("hello")] });
+  const events = await run(t, { messages: [userText("hello")] });
   const end = finished(events);
   assert.equal(end.status, "failed");
   const error = end.error as Record<string, unknown>;

@@ -4,10 +4,9 @@
  * next model step, through the real server on every store kind.
  */
 import assert from "node:assert/strict";
-import { type EventData, readEvents, startTestServer, storeKinds } from "../_kit/mod.ts";
+import { type EventData, readEvents, startTestServer, storeKinds, userText } from "../_kit/mod.ts";
 
 const fixtures = new URL("../tools/fixtures/", import.meta.url).pathname;
-const user = (value: string) => ({ role: "user", content: [{ type: "text", value }] });
 
 // deno-lint-ignore no-explicit-any
 type Loose = any;
@@ -34,7 +33,10 @@ for (const store of storeKinds) {
       return await readEvents(res);
     };
     // Within the agent's budget: the tool runs and the model answers its result (two steps).
-    const within = await run({ session_id: "a", messages: [user('/call progress {"task":"x"}')] });
+    const within = await run({
+      session_id: "a",
+      messages: [userText('/call progress {"task":"x"}')],
+    });
     assert.equal(within.at(-1)!.status, "completed");
     const used = within.at(-1)!.usage as Loose;
     const total = used.input_tokens + used.output_tokens;
@@ -44,7 +46,7 @@ for (const store of storeKinds) {
     const cut = await run({
       session_id: "b",
       token_budget: 2,
-      messages: [user('/call progress {"task":"x"}')],
+      messages: [userText('/call progress {"task":"x"}')],
     });
     const end = cut.at(-1)!;
     assert.equal(end.kind, "run_finished");
@@ -65,7 +67,7 @@ for (const store of storeKinds) {
     // A bad budget is a 422 naming the field.
     const bad = await t.fetch("/v1/runs", {
       method: "POST",
-      json: { session_id: "c", token_budget: 0, messages: [user("hi")] },
+      json: { session_id: "c", token_budget: 0, messages: [userText("hi")] },
     });
     assert.equal(bad.status, 422);
     assert.match(await bad.text(), /token_budget/);
@@ -76,7 +78,7 @@ Deno.test("token budget: a run's budget never raises the agent's", async () => {
   await using t = await startTestServer({ manifest: manifest(2) });
   const res = await t.fetch("/v1/runs", {
     method: "POST",
-    json: { token_budget: 1_000_000, messages: [user('/call progress {"task":"x"}')] },
+    json: { token_budget: 1_000_000, messages: [userText('/call progress {"task":"x"}')] },
   });
   const end = (await readEvents(res)).at(-1)!;
   assert.equal(end.status, "failed");

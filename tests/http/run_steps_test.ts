@@ -6,14 +6,13 @@
  * request is kept only with `runtime.record_model_requests`; another tenant's run is not found.
  */
 import assert from "node:assert/strict";
-import { readEvents, startTestServer } from "../_kit/mod.ts";
+import { readEvents, startTestServer, userText } from "../_kit/mod.ts";
 import { httpError, startFakeOpenAI, text, toolCalls } from "../models/fake_openai.ts";
 
 const fixtures = new URL("../tools/fixtures/", import.meta.url).pathname;
 const MANIFEST_SECRET = "sk-manifest-steps-0123456789";
 const ENV_NAME = "AGENTD_RUN_STEPS_TEST_TOKEN";
 const ENV_SECRET = "env-steps-secret-0123456789";
-const user = (value: string) => ({ role: "user", content: [{ type: "text", value }] });
 
 function manifest(url: string, record: boolean) {
   return {
@@ -42,7 +41,7 @@ Deno.test("run steps: timings, the model request with secrets masked, tool calls
     await using t = await startTestServer({ manifest: manifest(fake.url, true) });
     const res = await t.fetch("/v1/runs", {
       method: "POST",
-      json: { messages: [user("go")], context: { counter: 1 } },
+      json: { messages: [userText("go")], context: { counter: 1 } },
     });
     const events = await readEvents(res);
     assert.equal(events.at(-1)!.status, "completed", JSON.stringify(events.at(-1)));
@@ -129,7 +128,7 @@ Deno.test("run steps: timings, the model request with secrets masked, tool calls
 Deno.test("run steps: without record_model_requests, timings and no request", async () => {
   await using fake = startFakeOpenAI();
   await using t = await startTestServer({ manifest: manifest(fake.url, false) });
-  const res = await t.fetch("/v1/runs", { method: "POST", json: { messages: [user("hi")] } });
+  const res = await t.fetch("/v1/runs", { method: "POST", json: { messages: [userText("hi")] } });
   const events = await readEvents(res);
   const { data } = await (await t.fetch(`/v1/runs/${events[0].run_id}/steps`)).json();
   assert.equal(data.length, 1);
@@ -142,7 +141,7 @@ Deno.test("run steps: a failed model call keeps its error and the request refuse
   await using fake = startFakeOpenAI();
   fake.enqueue(httpError(400, `the key ${MANIFEST_SECRET} may not use this model`));
   await using t = await startTestServer({ manifest: manifest(fake.url, true) });
-  const res = await t.fetch("/v1/runs", { method: "POST", json: { messages: [user("hi")] } });
+  const res = await t.fetch("/v1/runs", { method: "POST", json: { messages: [userText("hi")] } });
   const events = await readEvents(res);
   assert.equal(events.at(-1)!.status, "failed");
   const raw = await (await t.fetch(`/v1/runs/${events[0].run_id}/steps`)).text();

@@ -7,10 +7,16 @@
  */
 import assert from "node:assert/strict";
 import { HttpAgent } from "@ag-ui/client";
-import { eventually, readSse, startTestServer, storeKinds, type TestServer } from "../_kit/mod.ts";
+import {
+  eventually,
+  readSse,
+  startTestServer,
+  storeKinds,
+  type TestServer,
+  userText,
+} from "../_kit/mod.ts";
 import { checkStream } from "../protocols/ag_ui/helpers.ts";
 
-const text = (value: string) => ({ role: "user", content: [{ type: "text", value }] });
 const delay = (ms: number) => ({
   model: { override: { inference_params: { provider_params: { delay_ms: ms } } } },
 });
@@ -24,7 +30,7 @@ const manifest = {
 async function holdSlot(t: TestServer): Promise<string> {
   const res = await t.fetch("/v1/runs/start", {
     method: "POST",
-    json: { messages: [text("one two three four five six")], ...delay(5_000) },
+    json: { messages: [userText("one two three four five six")], ...delay(5_000) },
   });
   assert.equal(res.status, 202);
   const { run_id } = await res.json();
@@ -46,7 +52,7 @@ for (const store of storeKinds) {
     const holder = await holdSlot(t);
     const res = await t.fetch("/v1/runs", {
       method: "POST",
-      json: { messages: [text("hello queue")], ...delay(1) },
+      json: { messages: [userText("hello queue")], ...delay(1) },
     });
     assert.equal(res.status, 200);
     const runId = res.headers.get("x-run-id")!;
@@ -85,7 +91,7 @@ for (const store of storeKinds) {
     const holder = await holdSlot(t);
     const res = await t.fetch("/v1/runs", {
       method: "POST",
-      json: { messages: [text("never mind")], ...delay(1) },
+      json: { messages: [userText("never mind")], ...delay(1) },
     });
     const runId = res.headers.get("x-run-id")!;
     const sse = readSse(res);

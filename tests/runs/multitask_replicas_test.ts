@@ -15,12 +15,12 @@ import {
   testPostgresUrl,
   testRedisUrl,
   uniqueName,
+  userText,
 } from "../_kit/mod.ts";
 
 const enabled = Boolean(testPostgresUrl && testRedisUrl);
 if (!enabled) skipNotice("the multitask replica suite", "the PostgreSQL and Redis URLs");
 
-const text = (value: string) => ({ role: "user", content: [{ type: "text", value }] });
 const LONG = Array.from({ length: 20 }, (_, i) => `w${i + 1}`).join(" ");
 const paced = { override: { inference_params: { provider_params: { delay_ms: 60 } } } };
 
@@ -69,7 +69,11 @@ slowTest({
 
   /** A long run started on A, its answer streaming (seen from B). */
   const busy = async (session: string) => {
-    const first = await post(a.url, { session_id: session, messages: [text(LONG)], model: paced });
+    const first = await post(a.url, {
+      session_id: session,
+      messages: [userText(LONG)],
+      model: paced,
+    });
     await using sse = readSse(await fetch(`${b.url}/v1/runs/${first.run_id}/events?after=0`));
     await sse.until("text_message_content");
     return first.run_id as string;
@@ -81,7 +85,7 @@ slowTest({
     const runId = await busy("x-steer");
     const joined = await post(b.url, {
       session_id: "x-steer",
-      messages: [text("and also this")],
+      messages: [userText("and also this")],
       multitask_strategy: "steer",
     });
     assert.deepEqual(joined, { run_id: runId, session_id: "x-steer", steered: true });
@@ -101,7 +105,7 @@ slowTest({
     const runId = await busy("x-interrupt");
     const second = await post(b.url, {
       session_id: "x-interrupt",
-      messages: [text("instead")],
+      messages: [userText("instead")],
       multitask_strategy: "interrupt",
     });
     assert.equal((await get<{ status: string }>(a.url, `/v1/runs/${runId}`)).status, "cancelled");
@@ -120,7 +124,7 @@ slowTest({
       later.push(
         await post(b.url, {
           session_id: "x-enqueue",
-          messages: [text(word)],
+          messages: [userText(word)],
           multitask_strategy: "enqueue",
         }),
       );

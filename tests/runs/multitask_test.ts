@@ -19,9 +19,9 @@ import {
   startTestServer,
   storeKinds,
   type TestServer,
+  userText,
 } from "../_kit/mod.ts";
 
-const text = (value: string) => ({ role: "user", content: [{ type: "text", value }] });
 const paced = (ms: number) => ({
   override: { inference_params: { provider_params: { delay_ms: ms } } },
 });
@@ -60,7 +60,7 @@ const textOf = (m: Message) =>
 async function busySession(t: TestServer, session: string, ms = 60) {
   const first = await startDetached(t, {
     session_id: session,
-    messages: [text(LONG)],
+    messages: [userText(LONG)],
     model: paced(ms),
   });
   // Its answer has begun: the model step is in flight.
@@ -81,13 +81,13 @@ for (const store of storeKinds) {
     for (const extra of [{}, { multitask_strategy: "reject" }]) {
       const res = await t.fetch("/v1/runs/start", {
         method: "POST",
-        json: { session_id: "mt-reject", messages: [text("again")], ...extra },
+        json: { session_id: "mt-reject", messages: [userText("again")], ...extra },
       });
       await assertError(res, 409003);
     }
     const bad = await t.fetch("/v1/runs/start", {
       method: "POST",
-      json: { session_id: "mt-reject", messages: [text("x")], multitask_strategy: "later" },
+      json: { session_id: "mt-reject", messages: [userText("x")], multitask_strategy: "later" },
     });
     await assertError(bad, 422000, { field: "multitask_strategy" });
     await t.fetch(`/v1/runs/${first.run_id}/cancel`, { method: "PUT" });
@@ -101,7 +101,7 @@ for (const store of storeKinds) {
       later.push(
         await startDetached(t, {
           session_id: "mt-enqueue",
-          messages: [text(word)],
+          messages: [userText(word)],
           multitask_strategy: "enqueue",
         }),
       );
@@ -133,7 +133,7 @@ for (const store of storeKinds) {
       method: "POST",
       json: {
         session_id: "mt-enqueue-attached",
-        messages: [text("next")],
+        messages: [userText("next")],
         multitask_strategy: "enqueue",
       },
     });
@@ -155,7 +155,7 @@ for (const store of storeKinds) {
     const enqueue = (word: string) =>
       startDetached(t, {
         session_id: "mt-enqueue-cancel",
-        messages: [text(word)],
+        messages: [userText(word)],
         multitask_strategy: "enqueue",
       });
     const droppedRun = await enqueue("dropped");
@@ -177,7 +177,7 @@ for (const store of storeKinds) {
       method: "POST",
       json: {
         session_id: "mt-interrupt",
-        messages: [text("instead")],
+        messages: [userText("instead")],
         multitask_strategy: "interrupt",
       },
     });
@@ -198,12 +198,15 @@ for (const store of storeKinds) {
 
   Deno.test(`multitask (${store}): rollback cancels the run and removes its messages`, async () => {
     await using t = await startTestServer({ store });
-    const before = await startDetached(t, { session_id: "mt-rollback", messages: [text("kept")] });
+    const before = await startDetached(t, {
+      session_id: "mt-rollback",
+      messages: [userText("kept")],
+    });
     await eventually(async () => (await getRun(t, before.run_id)).status === "completed");
     const first = await busySession(t, "mt-rollback");
     const second = await startDetached(t, {
       session_id: "mt-rollback",
-      messages: [text("instead")],
+      messages: [userText("instead")],
       multitask_strategy: "rollback",
     });
     assert.equal((await getRun(t, first.run_id)).status, "cancelled");
@@ -235,7 +238,7 @@ for (const store of storeKinds) {
     // Detached: answered once the run took the message, with the run it joined.
     const joined = await startDetached(t, {
       session_id: "mt-steer",
-      messages: [text(ALSO)],
+      messages: [userText(ALSO)],
       multitask_strategy: "steer",
     });
     assert.deepEqual(joined, { run_id: first.run_id, session_id: "mt-steer", steered: true });
@@ -243,7 +246,11 @@ for (const store of storeKinds) {
     // stream from the new message on.
     const res = await t.fetch("/v1/runs", {
       method: "POST",
-      json: { session_id: "mt-steer", messages: [text("one more")], multitask_strategy: "steer" },
+      json: {
+        session_id: "mt-steer",
+        messages: [userText("one more")],
+        multitask_strategy: "steer",
+      },
     });
     assert.equal(res.status, 200);
     assert.equal(res.headers.get("x-run-id"), first.run_id);
@@ -277,7 +284,7 @@ for (const store of storeKinds) {
     await using t = await startTestServer({ store });
     const started = await startDetached(t, {
       session_id: "mt-steer-idle",
-      messages: [text("hello")],
+      messages: [userText("hello")],
       multitask_strategy: "steer",
     });
     assert.equal(started.steered, undefined);

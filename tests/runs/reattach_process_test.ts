@@ -4,9 +4,14 @@
  * run ends (with the end read from the store), never stay open on keep-alives.
  */
 import assert from "node:assert/strict";
-import { assertError, readSse, slowTest, startServerProcess, tempDir } from "../_kit/mod.ts";
-
-const text = (value: string) => ({ role: "user", content: [{ type: "text", value }] });
+import {
+  assertError,
+  readSse,
+  slowTest,
+  startServerProcess,
+  tempDir,
+  userText,
+} from "../_kit/mod.ts";
 
 slowTest({
   name: "re-attach on another process with memory pub/sub ends when the run ends",
@@ -32,7 +37,7 @@ slowTest({
     method: "POST",
     headers: { "content-type": "application/json" },
     body: JSON.stringify({
-      messages: [text("one two three four five six seven eight nine ten")],
+      messages: [userText("one two three four five six seven eight nine ten")],
       model: { override: { inference_params: { provider_params: { delay_ms: 100 } } } },
     }),
   });

@@ -14,6 +14,7 @@ import {
   testPostgresUrl,
   testRedisUrl,
   uniqueName,
+  userText,
 } from "../_kit/mod.ts";
 import { longRun, PACED, randomCut, WORDS } from "./long_run.ts";
 
@@ -22,7 +23,6 @@ if (!enabled) skipNotice("the replica suite", "AGENTD_TEST_POSTGRES_URL and AGEN
 
 const LEASE_MS = 1500;
 
-const text = (value: string) => ({ role: "user", content: [{ type: "text", value }] });
 const slow = (ms: number) => ({
   override: { inference_params: { provider_params: { delay_ms: ms } } },
 });
@@ -75,7 +75,7 @@ slowTest({
   await using b = await replica("replica-b");
   await tt.step("a detached run started on A is re-attached on B", async () => {
     const { run_id } = await start(a.url, {
-      messages: [text("one two three four five six seven eight")],
+      messages: [userText("one two three four five six seven eight")],
       model: slow(80),
     });
     const res = await fetch(`${b.url}/v1/runs/${run_id}/events`);
@@ -173,7 +173,7 @@ slowTest({
 
   await tt.step("a cancel sent to B stops the run on A within 1 s", async () => {
     const { run_id } = await start(a.url, {
-      messages: [text("a b c d e f g h i j k l m n o p q r s t")],
+      messages: [userText("a b c d e f g h i j k l m n o p q r s t")],
       model: slow(200),
     });
     // Cancel once A streams tokens.

@@ -12,12 +12,12 @@ import {
   startTestServer,
   storeKinds,
   type TestServer,
+  userText,
 } from "../_kit/mod.ts";
 
-const text = (value: string) => ({ role: "user", content: [{ type: "text", value }] });
 /** An echo run of a few words, `ms` between them. */
 const body = (ms: number) => ({
-  messages: [text("one two three four")],
+  messages: [userText("one two three four")],
   model: { override: { inference_params: { provider_params: { delay_ms: ms } } } },
 });
 

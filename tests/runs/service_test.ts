@@ -13,9 +13,9 @@ import {
   startTestServer,
   storeKinds,
   type TestServer,
+  userText,
 } from "../_kit/mod.ts";
 
-const text = (value: string) => ({ role: "user", content: [{ type: "text", value }] });
 /** A per-run model config that makes the echo model wait between tokens. */
 const slow = (ms: number) => ({
   override: { inference_params: { provider_params: { delay_ms: ms } } },
@@ -49,7 +49,7 @@ for (const kind of storeKinds) {
     await tt.step("attached run streams the spec's event order", async () => {
       const res = await t.fetch("/v1/runs", {
         method: "POST",
-        json: { session_id: "a1", run_id: "run-a1", messages: [text("hello brave new world")] },
+        json: { session_id: "a1", run_id: "run-a1", messages: [userText("hello brave new world")] },
       });
       assert.equal(res.status, 200);
       assert.match(res.headers.get("content-type")!, /^text\/event-stream/);
@@ -90,7 +90,7 @@ for (const kind of storeKinds) {
     await tt.step("a second run continues the session", async () => {
       const res = await t.fetch("/v1/runs", {
         method: "POST",
-        json: { session_id: "a1", messages: [text("again")] },
+        json: { session_id: "a1", messages: [userText("again")] },
       });
       const events = await readEvents(res);
       const snapshot = events.find((e) => e.kind === "messages_snapshot")!;
@@ -104,13 +104,13 @@ for (const kind of storeKinds) {
       await assertError(await post({ messages: [] }), 422000, { field: "messages" });
       await assertError(await post({}), 422000, { field: "messages" });
       await assertError(
-        await post({ messages: [text("x")], capability_override: { strategy: "merge" } }),
+        await post({ messages: [userText("x")], capability_override: { strategy: "merge" } }),
         422000,
         { field: "capability_override.strategy" },
       );
       await assertError(
         await post({
-          messages: [text("x")],
+          messages: [userText("x")],
           model: { retry: { max_attempts: 0, initial_backoff: 10, max_backoff: 5 } },
         }),
         422000,
@@ -122,10 +122,10 @@ for (const kind of storeKinds) {
         { field: "messages.0.content.0.value" },
       );
       await assertError(
-        await post({ session_id: "fresh", messages: [text("x")], checkpoint_id: "nope" }),
+        await post({ session_id: "fresh", messages: [userText("x")], checkpoint_id: "nope" }),
         404004,
       );
-      await assertError(await post({ run_id: "run-a1", messages: [text("x")] }), 409002);
+      await assertError(await post({ run_id: "run-a1", messages: [userText("x")] }), 409002);
       await assertError(
         await t.fetch("/v1/runs/start", { method: "POST", json: { messages: "x" } }),
         422000,
@@ -139,7 +139,7 @@ for (const kind of storeKinds) {
     await tt.step("detached run: 202 with ids, runs in the background", async () => {
       const res = await t.fetch("/v1/runs/start", {
         method: "POST",
-        json: { messages: [text("detached hello")] },
+        json: { messages: [userText("detached hello")] },
       });
       assert.equal(res.status, 202);
       const body = await res.json();
@@ -151,12 +151,12 @@ for (const kind of storeKinds) {
     await tt.step("one running run per session: 409003", async () => {
       const first = await (await t.fetch("/v1/runs/start", {
         method: "POST",
-        json: { session_id: "busy", messages: [text("a b c d e f g h")], model: slow(100) },
+        json: { session_id: "busy", messages: [userText("a b c d e f g h")], model: slow(100) },
       })).json();
       await assertError(
         await t.fetch("/v1/runs/start", {
           method: "POST",
-          json: { session_id: "busy", messages: [text("x")] },
+          json: { session_id: "busy", messages: [userText("x")] },
         }),
         409003,
       );
@@ -164,7 +164,7 @@ for (const kind of storeKinds) {
       await assertError(
         await t.fetch("/v1/sessions/busy/messages", {
           method: "POST",
-          json: text("sneaky"),
+          json: userText("sneaky"),
         }),
         409003,
       );
@@ -178,7 +178,7 @@ for (const kind of storeKinds) {
     await tt.step("cancel: 204 running and terminal, 404 unknown and other tenant", async () => {
       const { run_id } = await (await t.fetch("/v1/runs/start", {
         method: "POST",
-        json: { messages: [text("one two three four five six")], model: slow(200) },
+        json: { messages: [userText("one two three four five six")], model: slow(200) },
       })).json();
       await assertError(
         await t.fetch(`/v1/runs/${run_id}/cancel`, { method: "PUT", tenant: "other" }),
@@ -202,7 +202,7 @@ for (const kind of storeKinds) {
     await tt.step("re-attach: live events from the attach point, 409 when done", async () => {
       const { run_id } = await (await t.fetch("/v1/runs/start", {
         method: "POST",
-        json: { messages: [text("w1 w2 w3 w4 w5 w6 w7 w8")], model: slow(60) },
+        json: { messages: [userText("w1 w2 w3 w4 w5 w6 w7 w8")], model: slow(60) },
       })).json();
       // Past its first events: a first subscriber has seen text.
       await using first = readSse(await t.fetch(`/v1/runs/${run_id}/events`));
@@ -222,7 +222,7 @@ for (const kind of storeKinds) {
     await tt.step("dropping a re-attach stream leaves the run running", async () => {
       const { run_id } = await (await t.fetch("/v1/runs/start", {
         method: "POST",
-        json: { messages: [text("a b c d e f")], model: slow(50) },
+        json: { messages: [userText("a b c d e f")], model: slow(50) },
       })).json();
       const res = await t.fetch(`/v1/runs/${run_id}/events`);
       const it = readSse(res);
@@ -235,7 +235,7 @@ for (const kind of storeKinds) {
       const controller = new AbortController();
       const res = await t.fetch("/v1/runs/start", {
         method: "POST",
-        json: { session_id: "dropped", messages: [text("a b c d")], model: slow(50) },
+        json: { session_id: "dropped", messages: [userText("a b c d")], model: slow(50) },
         signal: controller.signal,
       });
       controller.abort();
@@ -251,7 +251,7 @@ for (const kind of storeKinds) {
       const words = "1 2 3 4 5 6 7 8 9 10 11 12";
       const res = await t.fetch("/v1/runs", {
         method: "POST",
-        json: { messages: [text(words)], model: slow(100) },
+        json: { messages: [userText(words)], model: slow(100) },
       });
       const runId = res.headers.get("x-run-id")!;
       const first = readSse(res);
@@ -274,7 +274,7 @@ for (const kind of storeKinds) {
         method: "POST",
         json: {
           session_id: "drop-attached",
-          messages: [text("1 2 3 4 5 6 7 8 9 10 11 12")],
+          messages: [userText("1 2 3 4 5 6 7 8 9 10 11 12")],
           model: slow(100),
         },
       });
@@ -290,7 +290,7 @@ for (const kind of storeKinds) {
     await tt.step("keep-alive comments separate events", async () => {
       const res = await t.fetch("/v1/runs", {
         method: "POST",
-        json: { messages: [text("slow words here")], model: slow(120) },
+        json: { messages: [userText("slow words here")], model: slow(120) },
       });
       const reader = readSse(res);
       await reader.all();
@@ -312,7 +312,7 @@ Deno.test("a slow re-attach subscriber is dropped without slowing the run", asyn
   const words = Array.from({ length: 1000 }, (_, i) => `w${i}${"x".repeat(16_384)}`).join(" ");
   const { run_id } = await (await t.fetch("/v1/runs/start", {
     method: "POST",
-    json: { messages: [text(words)], model: slow(2) },
+    json: { messages: [userText(words)], model: slow(2) },
   })).json();
   // Attach, then read nothing while the run streams its tokens.
   const res = await t.fetch(`/v1/runs/${run_id}/events`);
@@ -334,7 +334,7 @@ Deno.test("graceful shutdown: not ready, refuses runs, hands over what outlives 
     method: "POST",
     json: {
       session_id: "drain",
-      messages: [text("a b c d e f g h i j k l m n o p")],
+      messages: [userText("a b c d e f g h i j k l m n o p")],
       model: slow(100),
     },
   })).json();
@@ -342,7 +342,7 @@ Deno.test("graceful shutdown: not ready, refuses runs, hands over what outlives 
   const stopping = t.server.shutdown(500);
   await assertError(await t.fetch("/readyz"), 503002);
   await assertError(
-    await t.fetch("/v1/runs/start", { method: "POST", json: { messages: [text("late")] } }),
+    await t.fetch("/v1/runs/start", { method: "POST", json: { messages: [userText("late")] } }),
     503002,
   );
   await stopping;
