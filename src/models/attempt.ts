@@ -5,9 +5,10 @@
  * established at the first output part. A failure before that — an error part the provider
  * streams before any output included — is classified (failures.ts) for the retry loop.
  */
-import type { LanguageModelV4StreamPart } from "@ai-sdk/provider";
+import type { LanguageModelV4, LanguageModelV4StreamPart } from "@ai-sdk/provider";
 import { classify, EarlyStreamError, type Failure } from "./failures.ts";
-import { type Observed, observedFetch } from "./observed_fetch.ts";
+import { type BodyReader, type Observed, observedFetch } from "./observed_fetch.ts";
+import type { PartReader } from "./openai_chat_stream.ts";
 import { toCallOptions } from "./prompt.ts";
 import type { ProviderEntry } from "./registry.ts";
 import type { Scrub } from "../secrets.ts";
@@ -32,7 +33,7 @@ export interface OpenContext {
 
 /** An established attempt, handed to the events iterator. */
 export interface Established {
-  reader: ReadableStreamDefaultReader<Part>;
+  reader: PartReader;
   /** The parts read while establishing, the first output part last. */
   buffered: Part[];
   controller: AbortController;
@@ -98,15 +99,23 @@ export async function attempt(ctx: OpenContext): Promise<Established | FailedAtt
   let timedOut = false;
   const observed: Observed = { firstByte: false, onFirstByte: () => clearTimeout(timer) };
 
-  let reader: ReadableStreamDefaultReader<Part> | undefined;
+  let reader: PartReader | undefined;
+  /** The successful body our own parser reads (the entry's `parts`), taken from the AI SDK. */
+  let detached: BodyReader | undefined;
   let callOptions: ReturnType<typeof toCallOptions> | undefined;
-  let pending: PromiseLike<{ stream: ReadableStream<Part> }> | undefined;
+  let pending: ReturnType<LanguageModelV4["doStream"]> | undefined;
   try {
+    const parts = await entry.parts?.();
     const model = await entry.create({
       modelId: resolved.model,
       apiKey,
       baseURL,
-      fetch: observedFetch(ctx.fetch, controller.signal, observed),
+      fetch: observedFetch(
+        ctx.fetch,
+        controller.signal,
+        observed,
+        parts ? (body) => detached = body : undefined,
+      ),
     });
     // The timeout starts once the model is built: a provider's first model in the process loads
     // its package, which is no part of the model's establishment time.
@@ -119,8 +128,24 @@ export async function attempt(ctx: OpenContext): Promise<Established | FailedAtt
     }
     callOptions = toCallOptions(ctx.request, resolved.inference_params, entry, controller.signal);
     pending = model.doStream(callOptions);
-    const { stream } = await Promise.race([pending, interrupted]);
+    const { stream, request, response } = await Promise.race([pending, interrupted]);
     reader = stream.getReader();
+    if (parts && detached) {
+      // The SDK got an empty body: its stream is `stream-start` (the request's warnings), then a
+      // finish. The parts of the real body come from our parser.
+      const first = await Promise.race([reader.read(), interrupted]);
+      reader.cancel().catch(() => {});
+      reader = parts(
+        detached,
+        !first.done && first.value.type === "stream-start" ? first.value.warnings : [],
+        {
+          url: observed.request?.url ?? "",
+          requestBodyValues: request?.body,
+          statusCode: observed.status ?? 200,
+          responseHeaders: response?.headers ?? {},
+        },
+      );
+    }
     const buffered: Part[] = [];
     for (;;) {
       const next = await Promise.race([reader.read(), interrupted]);

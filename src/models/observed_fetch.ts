@@ -30,11 +30,19 @@ export interface Observed {
  */
 const READ_BYTES = 16 * 1024;
 
-/** Wraps fetch: pins the attempt's signal and reports status, headers and the first body byte. */
+/** A reader of a response body. */
+export type BodyReader = Pick<ReadableStreamDefaultReader<Uint8Array>, "read" | "cancel">;
+
+/**
+ * Wraps fetch: pins the attempt's signal and reports status, headers and the first body byte.
+ * With `detach`, a successful body goes to `detach` (read by our own parser) and the caller gets
+ * an empty body in its place.
+ */
 export function observedFetch(
   base: typeof fetch,
   signal: AbortSignal,
   observed: Observed,
+  detach?: (body: BodyReader) => void,
 ): typeof fetch {
   return async (input, init) => {
     observed.request = {
@@ -53,20 +61,24 @@ export function observedFetch(
     observed.status = response.status;
     observed.headers = response.headers;
     if (!response.ok || response.body === null) return response;
-    const source = bodyReader(response.body);
+    const source = observedBody(bodyReader(response.body), signal, observed);
+    const meta = {
+      status: response.status,
+      statusText: response.statusText,
+      headers: response.headers,
+    };
+    if (detach) {
+      detach(source);
+      return new Response("", meta);
+    }
     const body = new ReadableStream<Uint8Array>({
       async pull(controller) {
         let chunk: ReadableStreamReadResult<Uint8Array>;
         try {
           chunk = await source.read();
         } catch (e) {
-          if (!signal.aborted) observed.bodyError ??= e;
           controller.error(e);
           return;
-        }
-        if (!observed.firstByte) {
-          observed.firstByte = true;
-          observed.onFirstByte();
         }
         if (chunk.done) controller.close();
         else controller.enqueue(chunk.value);
@@ -75,11 +87,28 @@ export function observedFetch(
         return source.cancel(reason);
       },
     }, { highWaterMark: 0 });
-    return new Response(body, {
-      status: response.status,
-      statusText: response.statusText,
-      headers: response.headers,
-    });
+    return new Response(body, meta);
+  };
+}
+
+/** A body reader that reports the first byte and a failed read to `observed`. */
+function observedBody(source: BodyReader, signal: AbortSignal, observed: Observed): BodyReader {
+  return {
+    async read() {
+      let chunk: ReadableStreamReadResult<Uint8Array>;
+      try {
+        chunk = await source.read();
+      } catch (e) {
+        if (!signal.aborted) observed.bodyError ??= e;
+        throw e;
+      }
+      if (!observed.firstByte) {
+        observed.firstByte = true;
+        observed.onFirstByte();
+      }
+      return chunk;
+    },
+    cancel: (reason) => source.cancel(reason),
   };
 }
 
@@ -87,9 +116,7 @@ export function observedFetch(
  * Reads a body into one buffer of `READ_BYTES` reused from read to read, handing on a copy of what
  * each read filled (a byte stream: fetch's); any other stream as it is.
  */
-function bodyReader(
-  stream: ReadableStream<Uint8Array>,
-): Pick<ReadableStreamDefaultReader<Uint8Array>, "read" | "cancel"> {
+function bodyReader(stream: ReadableStream<Uint8Array>): BodyReader {
   let byob: ReadableStreamBYOBReader;
   try {
     byob = stream.getReader({ mode: "byob" });

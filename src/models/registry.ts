@@ -5,6 +5,7 @@
  */
 import type { LanguageModelV4 } from "@ai-sdk/provider";
 import { createEchoModel } from "./echo.ts";
+import type { openaiChatParts } from "./openai_chat_stream.ts";
 
 /** What a provider factory gets to build one language model for one attempt. */
 export interface ProviderModelOptions {
@@ -41,6 +42,12 @@ export interface ProviderEntry {
    * is imported on its first model, not at start: a deployment loads only the ones it uses.
    */
   create(options: ProviderModelOptions): LanguageModelV4 | Promise<LanguageModelV4>;
+  /**
+   * Our own reader of a successful response body, in place of the AI SDK model's stream of parts
+   * (the same parts, without its Web Streams chain); imported on the provider's first model. The
+   * AI SDK model still builds and sends the request and judges the response status.
+   */
+  parts?: () => Promise<typeof openaiChatParts>;
 }
 
 // Explicit apiKey and baseURL always: otherwise the AI SDK would read `process.env` itself,
@@ -69,6 +76,7 @@ const entries: ProviderEntry[] = [
       const { createOpenAI } = await import("@ai-sdk/openai");
       return createOpenAI({ apiKey, baseURL, fetch }).chat(modelId);
     },
+    parts: async () => (await import("./openai_chat_stream.ts")).openaiChatParts,
   },
   {
     name: "anthropic",

@@ -1,0 +1,177 @@
+/**
+ * One event of an OpenAI Chat Completions stream, parsed and checked the way `@ai-sdk/openai`
+ * checks it (`safeParseJSON` with its `openaiChatChunkSchema`): the same JSON parse (prototype
+ * poisoning refused), the same zod schema, the same result or error. The schema below is that
+ * schema, copied from `@ai-sdk/openai@4.0.118` (`dist/index.js`, `openaiChatChunkSchema` and
+ * `openaiErrorDataSchema`), which does not export it.
+ *
+ * Most events of a stream are a text delta; checking each of them with zod cost a paced token
+ * ~3 µs. `plainChunk` recognises that common shape by hand and hands it on as zod would have
+ * (unknown keys dropped where the value is kept); anything else goes through zod.
+ */
+import { safeValidateTypes, secureJsonParse, zodSchema } from "@ai-sdk/provider-utils";
+import { JSONParseError } from "@ai-sdk/provider";
+import { z } from "zod";
+
+const tokenLogprobs = z.array(z.object({
+  token: z.string(),
+  logprob: z.number(),
+  top_logprobs: z.array(z.object({ token: z.string(), logprob: z.number() })),
+})).nullish();
+
+const chunkObject = z.object({
+  id: z.string().nullish(),
+  created: z.number().nullish(),
+  model: z.string().nullish(),
+  choices: z.array(z.object({
+    delta: z.object({
+      role: z.enum(["assistant"]).nullish(),
+      content: z.string().nullish(),
+      refusal: z.string().nullish(),
+      tool_calls: z.array(z.object({
+        index: z.number(),
+        id: z.string().nullish(),
+        type: z.literal("function").nullish(),
+        function: z.object({ name: z.string().nullish(), arguments: z.string().nullish() }),
+      })).nullish(),
+      annotations: z.array(z.object({
+        type: z.literal("url_citation"),
+        url_citation: z.object({
+          start_index: z.number(),
+          end_index: z.number(),
+          url: z.string(),
+          title: z.string(),
+        }),
+      })).nullish(),
+    }).nullish(),
+    logprobs: z.object({ content: tokenLogprobs, refusal: tokenLogprobs }).nullish(),
+    finish_reason: z.string().nullish(),
+    index: z.number(),
+  })),
+  usage: z.object({
+    prompt_tokens: z.number().nullish(),
+    completion_tokens: z.number().nullish(),
+    total_tokens: z.number().nullish(),
+    prompt_tokens_details: z.object({
+      cached_tokens: z.number().nullish(),
+      cache_write_tokens: z.number().nullish(),
+    }).nullish(),
+    completion_tokens_details: z.object({
+      reasoning_tokens: z.number().nullish(),
+      accepted_prediction_tokens: z.number().nullish(),
+      rejected_prediction_tokens: z.number().nullish(),
+    }).nullish(),
+  }).nullish(),
+});
+
+const errorObject = z.object({
+  error: z.object({
+    message: z.string(),
+    type: z.string().nullish(),
+    param: z.any().nullish(),
+    code: z.union([z.string(), z.number()]).nullish(),
+  }),
+});
+
+/** A checked event: a chunk of the answer, or an error the provider streamed. */
+export type ChatChunk = z.infer<typeof chunkObject> | z.infer<typeof errorObject>;
+
+/** Built on first use: building a zod schema costs start-up time a run may never need. */
+let schema: ReturnType<typeof zodSchema<ChatChunk>> | undefined;
+
+type Rec = Record<string, unknown>;
+const isRec = (v: unknown): v is Rec => typeof v === "object" && v !== null && !Array.isArray(v);
+const nullish = (v: unknown, type: "string" | "number") => v == null || typeof v === type;
+
+/** The keys of `keys` that `from` has, as zod's object parse keeps them. */
+function pick(from: Rec, keys: readonly string[]): Rec {
+  const out: Rec = {};
+  for (const key of keys) if (key in from) out[key] = from[key];
+  return out;
+}
+
+const USAGE_KEYS = ["prompt_tokens", "completion_tokens", "total_tokens"] as const;
+const PROMPT_DETAIL_KEYS = ["cached_tokens", "cache_write_tokens"] as const;
+const COMPLETION_DETAIL_KEYS = [
+  "reasoning_tokens",
+  "accepted_prediction_tokens",
+  "rejected_prediction_tokens",
+] as const;
+
+/** A usage object of numbers only, as zod's parse returns it; undefined when it is not one. */
+function plainUsage(u: unknown): Rec | null | undefined {
+  if (u === null) return null;
+  if (!isRec(u) || !USAGE_KEYS.every((k) => nullish(u[k], "number"))) return undefined;
+  const out = pick(u, USAGE_KEYS);
+  const details = [
+    ["prompt_tokens_details", PROMPT_DETAIL_KEYS],
+    ["completion_tokens_details", COMPLETION_DETAIL_KEYS],
+  ] as const;
+  for (const [key, keys] of details) {
+    if (!(key in u)) continue;
+    const d = u[key];
+    if (d == null) out[key] = d;
+    else if (isRec(d) && keys.every((k) => nullish(d[k], "number"))) out[key] = pick(d, keys);
+    else return undefined;
+  }
+  return out;
+}
+
+/**
+ * The chunk as zod's parse would return it, when it has the common shape: text (or a refusal)
+ * deltas, finish reasons, usage; no tool calls, annotations, logprobs or error. Undefined for
+ * anything else, which zod then checks. Every value accepted here is one zod accepts.
+ */
+export function plainChunk(value: unknown): ChatChunk | undefined {
+  if (!isRec(value) || "error" in value || !Array.isArray(value.choices)) return undefined;
+  if (
+    !nullish(value.id, "string") || !nullish(value.created, "number") ||
+    !nullish(value.model, "string")
+  ) return undefined;
+  const choices: Rec[] = [];
+  for (const c of value.choices) {
+    if (!isRec(c) || typeof c.index !== "number" || !nullish(c.finish_reason, "string")) {
+      return undefined;
+    }
+    if (c.logprobs != null) return undefined;
+    const choice = pick(c, ["logprobs", "finish_reason", "index"]);
+    const d = c.delta;
+    if (d != null) {
+      if (
+        !isRec(d) || (d.role != null && d.role !== "assistant") ||
+        !nullish(d.content, "string") || !nullish(d.refusal, "string") ||
+        d.tool_calls != null || d.annotations != null
+      ) return undefined;
+      choice.delta = pick(d, ["role", "content", "refusal", "tool_calls", "annotations"]);
+    } else if ("delta" in c) choice.delta = d;
+    choices.push(choice);
+  }
+  const out = pick(value, ["id", "created", "model"]);
+  out.choices = choices;
+  if ("usage" in value) {
+    const usage = plainUsage(value.usage);
+    if (usage === undefined && value.usage !== undefined) return undefined;
+    out.usage = usage;
+  }
+  return out as ChatChunk;
+}
+
+/** A parsed and checked event, or why it is not one (`safeParseJSON`'s result). */
+export type ChunkResult = { success: true; value: ChatChunk } | { success: false; error: Error };
+
+/**
+ * Parses and checks one event's data, as `safeParseJSON({ text, schema })` does: at once for the
+ * common shape, through zod (a promise) for the rest.
+ */
+export function parseChatChunk(text: string): ChunkResult | Promise<ChunkResult> {
+  let value: unknown;
+  try {
+    value = secureJsonParse(text);
+  } catch (cause) {
+    return { success: false, error: new JSONParseError({ text, cause }) };
+  }
+  const plain = plainChunk(value);
+  if (plain) return { success: true, value: plain };
+  schema ??= zodSchema(z.union([chunkObject, errorObject]));
+  return safeValidateTypes({ value, schema });
+}
