@@ -128,7 +128,7 @@ export async function attempt(ctx: OpenContext): Promise<Established | FailedAtt
     }
     callOptions = toCallOptions(ctx.request, resolved.inference_params, entry, controller.signal);
     pending = model.doStream(callOptions);
-    const { stream, request, response } = await Promise.race([pending, interrupted]);
+    const { stream, response } = await Promise.race([pending, interrupted]);
     reader = stream.getReader();
     if (parts && detached) {
       // The SDK got an empty body: its stream is `stream-start` (the request's warnings), then a
@@ -140,7 +140,6 @@ export async function attempt(ctx: OpenContext): Promise<Established | FailedAtt
         !first.done && first.value.type === "stream-start" ? first.value.warnings : [],
         {
           url: observed.request?.url ?? "",
-          requestBodyValues: request?.body,
           statusCode: observed.status ?? 200,
           responseHeaders: response?.headers ?? {},
         },

@@ -26,9 +26,11 @@ export interface Observed {
 /**
  * Bytes a body read asks for. Deno's fetch body, read without a buffer of ours, allocates 64 KiB for
  * every read and hands the chunk on as a view of it: a paced stream, whose chunks are a token's few
- * hundred bytes, then held ~120 KiB of buffers per open stream and allocated 64 KiB per token.
+ * hundred bytes, then held ~120 KiB of buffers per open stream and allocated 64 KiB per token. The
+ * buffer is held by every open stream: 4 KiB holds several tokens' events, and a burst takes a few
+ * reads (16 KiB held 12 KiB more a stream; bench/README.md, "Memory of open paced streams").
  */
-const READ_BYTES = 16 * 1024;
+const READ_BYTES = 4 * 1024;
 
 /** A reader of a response body. */
 export type BodyReader = Pick<ReadableStreamDefaultReader<Uint8Array>, "read" | "cancel">;

@@ -32,10 +32,12 @@ type Choice = Extract<ChatChunk, { choices: unknown }>["choices"][number];
 /** A reader of stream parts: what the attempt and the events iterator read. */
 export type PartReader = Pick<ReadableStreamDefaultReader<Part>, "read" | "cancel">;
 
-/** What the request was, for the error a failing body read becomes (as the AI SDK's). */
+/**
+ * What the request was, for the error a failing body read becomes (as the AI SDK's, less the
+ * request body: an open stream does not hold a second copy of the conversation for it).
+ */
 export interface ChatRequestInfo {
   url: string;
-  requestBodyValues: unknown;
   statusCode: number;
   responseHeaders: Record<string, string>;
 }
@@ -270,6 +272,7 @@ export function openaiChatParts(
         throw new APICallError({
           message: "Failed to process successful response",
           cause: error,
+          requestBodyValues: undefined,
           ...request,
         });
       }

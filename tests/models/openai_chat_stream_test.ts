@@ -20,12 +20,18 @@ import { ask, resolved } from "./helpers.ts";
 type Part = LanguageModelV4StreamPart;
 const encoder = new TextEncoder();
 
+/** What a body does after its bytes: ends, or fails as a reset connection does. */
+let bodyEnd: "close" | "fail" = "close";
+
 /** A body that hands `bytes` on in pieces of `piece` bytes (whole when omitted). */
 function bodyOf(bytes: Uint8Array, piece = bytes.length): ReadableStream<Uint8Array> {
   let at = 0;
   return new ReadableStream({
     pull(controller) {
-      if (at >= bytes.length) return controller.close();
+      if (at >= bytes.length) {
+        if (bodyEnd === "fail") return controller.error(new TypeError("connection reset"));
+        return controller.close();
+      }
       controller.enqueue(bytes.slice(at, at + Math.max(1, piece)));
       at += piece;
     },
@@ -71,7 +77,6 @@ async function sdkParts(bytes: Uint8Array, piece?: number) {
 function ourParts(bytes: Uint8Array, piece?: number) {
   return drain(openaiChatParts(bodyOf(bytes, piece).getReader(), [], {
     url: "http://127.0.0.1:9/v1/chat/completions",
-    requestBodyValues: {},
     statusCode: 200,
     responseHeaders: {},
   }));
@@ -237,6 +242,15 @@ Deno.test("openai chat stream: hostile and unusual bodies give the SDK's parts a
   for (const [what, bytes] of Object.entries(cases)) {
     await assertSame(bytes, undefined, what);
     await assertSame(bytes, 3, what);
+  }
+});
+
+Deno.test("openai chat stream: a body that fails after output fails both alike", async () => {
+  bodyEnd = "fail";
+  try {
+    await assertSame(events(chunk(), chunk()), undefined, "reset after two chunks");
+  } finally {
+    bodyEnd = "close";
   }
 });
 
