@@ -210,13 +210,17 @@ export class RunService {
     return this.#starts.start(tenant, request, attached, link);
   }
 
-  /** Cancels a run of the tenant (no change when terminal); `run_not_found` when absent. */
-  async cancel(tenant: string, runId: string): Promise<void> {
+  /**
+   * Cancels a run of the tenant (no change when terminal); `run_not_found` when absent. Resolves
+   * to the run after the cancel.
+   */
+  async cancel(tenant: string, runId: string): Promise<Run> {
     const run = await this.#store.cancelRun(tenant, runId);
     if (!run) throw runServiceErrors.runNotFound(runId);
     // `status` is the run's status after the call: `cancelled`, or the terminal one it had.
     this.#log.info("run cancel requested", { tenant, run_id: runId, status: run.status });
     this.#runner.abortLocal(runId);
+    return run;
   }
 
   /**

@@ -1,8 +1,9 @@
 /**
  * Double texting on the native API (`multitask_strategy`), on each store: a second run request to
  * a session whose run is going is refused (`reject`, the default), is queued behind it at once
- * and starts after it, in order (`enqueue`; cancellable while it waits), cancels it keeping its progress (`interrupt`) or removing its messages
- * (`rollback`), or joins it (`steer`); an unknown strategy is a 422.
+ * and starts after it, in order (`enqueue`; cancellable while it waits), cancels it keeping its
+ * progress (`interrupt`, the runs queued behind it too) or removing its messages (`rollback`), or
+ * joins it (`steer`); an unknown strategy is a 422.
  */
 import assert from "node:assert/strict";
 import type { Message } from "../../src/api/schemas.ts";
@@ -194,6 +195,44 @@ for (const store of storeKinds) {
       ["assistant", res.headers.get("x-run-id")],
     ]);
     assert.ok(LONG.startsWith(textOf(messages[1])) && textOf(messages[1]).length > 0);
+  });
+
+  Deno.test(`multitask (${store}): interrupt cancels the runs queued behind the run too`, async () => {
+    await using t = await startTestServer({ store });
+    const first = await busySession(t, "mt-interrupt-queued");
+    const queued = [];
+    for (const word of ["q1", "q2", "q3"]) {
+      queued.push(
+        await startDetached(t, {
+          session_id: "mt-interrupt-queued",
+          messages: [userText(word)],
+          multitask_strategy: "enqueue",
+        }),
+      );
+    }
+    for (const run of queued) assert.equal(run.status, "queued");
+    // The run and the three queued behind it make way together.
+    const res = await t.fetch("/v1/runs", {
+      method: "POST",
+      json: {
+        session_id: "mt-interrupt-queued",
+        messages: [userText("instead")],
+        multitask_strategy: "interrupt",
+      },
+    });
+    assert.equal(res.status, 200);
+    const events = await readEvents(res);
+    assert.equal(events.at(-1)?.status, "completed");
+    assert.equal((await getRun(t, first.run_id)).status, "cancelled");
+    for (const run of queued) assert.equal((await getRun(t, run.run_id)).status, "cancelled");
+    const messages = await conversation(t, "mt-interrupt-queued");
+    // The first run's partial turn, then the new run's: nothing of the queued runs.
+    assert.deepEqual(messages.map((m) => [m.role, m.run_id]), [
+      ["user", first.run_id],
+      ["assistant", first.run_id],
+      ["user", res.headers.get("x-run-id")],
+      ["assistant", res.headers.get("x-run-id")],
+    ]);
   });
 
   Deno.test(`multitask (${store}): rollback cancels the run and removes its messages`, async () => {
