@@ -156,6 +156,11 @@ export type ServicesOptions = Omit<ServerOptions, "host" | "port" | "handleSigna
   saturated?: () => boolean;
   /** An open store and pub/sub (the dev loop's previous agent's), used and left open. */
   shared?: { store: Store; pubsub: PubSub };
+  /**
+   * Whether other isolates may subscribe to a `memory` pub/sub (Workers, `deno serve --parallel`,
+   * Deno Deploy: the serverless entry's case, the default). `startServer` runs the only isolate.
+   */
+  otherIsolates?: boolean;
 };
 
 /**
@@ -198,6 +203,7 @@ export async function startServices(
     mcp = await startMcp(config, log, env);
     pubsub = shared?.pubsub ?? instrumentPubSub(
       await createPubSub(config.manifest.runtime.pubsub, {
+        otherIsolates: options.otherIsolates,
         onError: (err) => {
           metrics.pubsubErrors.inc({ code: (err as { code?: string })?.code ?? "unknown" });
           log.warn("pubsub error", { error: String(err) });
@@ -316,6 +322,7 @@ export async function startServer(
     replicaId: options.replicaId,
     clock: options.clock,
     saturated: () => listener?.saturated ?? false,
+    otherIsolates: false,
   });
   const { runs, store, metrics, log } = services;
   try {

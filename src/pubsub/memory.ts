@@ -31,6 +31,13 @@ export interface MemoryPubSubOptions {
    * hears the live messages of a BroadcastChannel but cannot replay them.
    */
   history?: HistorySettings;
+  /**
+   * Whether a subscriber may be in another isolate (a Worker, `deno serve --parallel`, Deno
+   * Deploy): only then does a publish also post to the bus, whose post costs a paced token ~3 µs
+   * (structured clone and send) whether anyone listens or not. True by default; `main.ts serve`
+   * runs one isolate and says false.
+   */
+  otherIsolates?: boolean;
 }
 
 /** This isolate's subscribers, by `<prefix>:<channel>`, of every memory PubSub. */
@@ -79,6 +86,7 @@ class MemoryPubSub implements PubSub {
   readonly #subscriptions = new Set<BufferedSubscription>();
   readonly #history: MemoryHistory;
   readonly #bus: Bus;
+  readonly #otherIsolates: boolean;
   #closed = false;
 
   constructor(options: MemoryPubSubOptions) {
@@ -88,6 +96,7 @@ class MemoryPubSub implements PubSub {
     this.#onError = options.onError ?? (() => {});
     this.#history = new MemoryHistory(options.history ?? HISTORY_DEFAULTS);
     this.#bus = openBus(this.#prefix);
+    this.#otherIsolates = options.otherIsolates ?? true;
   }
 
   append(channel: string, entries: Retained[], message: string): Promise<void> {
@@ -116,6 +125,7 @@ class MemoryPubSub implements PubSub {
       return Promise.resolve();
     }
     deliverHere(`${this.#prefix}:${channel}`, message);
+    if (!this.#otherIsolates) return Promise.resolve();
     try {
       this.#bus.channel.postMessage([channel, message]);
     } catch (err) {

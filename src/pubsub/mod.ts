@@ -38,6 +38,8 @@ export interface PubSubOptions {
   publishTimeoutMs?: number;
   /** Milliseconds between liveness pings of the Redis subscriber connection; default 10000. */
   heartbeatMs?: number;
+  /** `memory`: whether subscribers may be in other isolates (see `MemoryPubSubOptions`). */
+  otherIsolates?: boolean;
   /** Milliseconds to connect to Redis or get an Upstash stream confirmed; default 5000. */
   connectTimeoutMs?: number;
 }

@@ -1,6 +1,6 @@
 /**
  * The memory (BroadcastChannel) transport: the contract, several PubSubs in one process acting
- * as replicas, and delivery to another isolate (a Worker).
+ * as replicas, and delivery to another isolate (a Worker), unless told no other isolate listens.
  */
 import assert from "node:assert/strict";
 import { createPubSub } from "../../src/pubsub/mod.ts";
@@ -61,6 +61,17 @@ Deno.test("pubsub memory: publishes reach a subscriber in another isolate", asyn
     assert.equal(await nextFromWorker(), "got:hello isolate");
     // And back: the worker echoes on another channel through its own PubSub.
     assert.equal(await nextMessage(replies), "echo:hello isolate");
+    // A PubSub told no other isolate subscribes (`main.ts serve`) reaches this isolate only.
+    const quiet = await createPubSub({ kind: "memory", capacity: 64, prefix }, {
+      otherIsolates: false,
+    });
+    const here = await quiet.subscribe("run:w");
+    await quiet.publish("run:w", "this isolate only");
+    await ps.publish("run:w", "every isolate");
+    assert.equal(await nextFromWorker(), "got:every isolate");
+    assert.deepEqual(await take(here, 2), ["this isolate only", "every isolate"]);
+    assert.equal(await nextMessage(replies), "echo:every isolate");
+    await quiet.close();
     // A run's last event, sealed at once, still leaves the isolate.
     // Sealed in the same turn, as the run service does after a run's last flush.
     const appended = ps.append("run:w", [{ seq: 2, message: "the end" }], "the end");
