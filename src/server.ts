@@ -1,7 +1,6 @@
 /**
- * Wires a configuration into running services (store, pub/sub, models, tools, engine, run
- * service) and serves the app (src/http/listener.ts: `node:http` with the wire limits). Used by `main.ts serve` and by the tests, which
- * start many independent servers in one process.
+ * Wires a configuration into running services (store, pub/sub, models, tools, engine, runs) and
+ * serves the app (http/listener.ts); used by `main.ts serve` and by tests (many servers a process).
  */
 import type { Config, Manifest } from "./config/schema.ts";
 import { createApp } from "./http/app.ts";
@@ -156,10 +155,7 @@ export type ServicesOptions = Omit<ServerOptions, "host" | "port" | "handleSigna
   saturated?: () => boolean;
   /** An open store and pub/sub (the dev loop's previous agent's), used and left open. */
   shared?: { store: Store; pubsub: PubSub };
-  /**
-   * Whether other isolates may subscribe to a `memory` pub/sub (Workers, `deno serve --parallel`,
-   * Deno Deploy: the serverless entry's case, the default). `startServer` runs the only isolate.
-   */
+  /** Whether other isolates may subscribe to a `memory` pub/sub (serverless: yes, the default). */
   otherIsolates?: boolean;
 };
 
@@ -322,7 +318,7 @@ export async function startServer(
     replicaId: options.replicaId,
     clock: options.clock,
     saturated: () => listener?.saturated ?? false,
-    otherIsolates: false,
+    otherIsolates: false, // the only isolate: see docs/pubsub.md, "memory"
   });
   const { runs, store, metrics, log } = services;
   try {
