@@ -8,7 +8,7 @@
 import type { LanguageModelV4, LanguageModelV4StreamPart } from "@ai-sdk/provider";
 import { classify, EarlyStreamError, type Failure } from "./failures.ts";
 import { type BodyReader, type Observed, observedFetch } from "./observed_fetch.ts";
-import type { PartReader } from "./openai_chat_stream.ts";
+import type { PartReader } from "./sse_parts.ts";
 import { toCallOptions } from "./prompt.ts";
 import type { ProviderEntry } from "./registry.ts";
 import type { Scrub } from "../secrets.ts";
@@ -131,19 +131,19 @@ export async function attempt(ctx: OpenContext): Promise<Established | FailedAtt
     const { stream, response } = await Promise.race([pending, interrupted]);
     reader = stream.getReader();
     if (parts && detached) {
-      // The SDK got an empty body: its stream is `stream-start` (the request's warnings), then a
-      // finish. The parts of the real body come from our parser.
-      const first = await Promise.race([reader.read(), interrupted]);
-      reader.cancel().catch(() => {});
-      reader = parts(
-        detached,
-        !first.done && first.value.type === "stream-start" ? first.value.warnings : [],
-        {
-          url: observed.request?.url ?? "",
-          statusCode: observed.status ?? 200,
-          responseHeaders: response?.headers ?? {},
-        },
-      );
+      // The SDK got an empty body: its few parts (`stream-start` with the request's warnings, a
+      // finish) tell the wire's reader what the request was; the real body's parts come from it.
+      const sdk: Part[] = [];
+      for (;;) {
+        const next = await Promise.race([reader.read(), interrupted]);
+        if (next.done) break;
+        sdk.push(next.value);
+      }
+      reader = parts(detached, sdk, {
+        url: observed.request?.url ?? "",
+        statusCode: observed.status ?? 200,
+        responseHeaders: response?.headers ?? {},
+      });
     }
     const buffered: Part[] = [];
     for (;;) {

@@ -12,6 +12,7 @@
 import { safeValidateTypes, secureJsonParse, zodSchema } from "@ai-sdk/provider-utils";
 import { JSONParseError } from "@ai-sdk/provider";
 import { z } from "zod";
+import type { ChunkResult } from "./sse_parts.ts";
 
 const tokenLogprobs = z.array(z.object({
   token: z.string(),
@@ -81,7 +82,9 @@ let schema: ReturnType<typeof zodSchema<ChatChunk>> | undefined;
 
 type Rec = Record<string, unknown>;
 const isRec = (v: unknown): v is Rec => typeof v === "object" && v !== null && !Array.isArray(v);
-const nullish = (v: unknown, type: "string" | "number") => v == null || typeof v === type;
+/** Null, absent, or of `type` (a finite number: zod refuses the Infinity a JSON `1e999` gives). */
+const nullish = (v: unknown, type: "string" | "number") =>
+  v == null || (type === "number" ? Number.isFinite(v) : typeof v === type);
 
 /** The keys of `keys` that `from` has, as zod's object parse keeps them. */
 function pick(from: Rec, keys: readonly string[]): Rec {
@@ -156,14 +159,13 @@ export function plainChunk(value: unknown): ChatChunk | undefined {
   return out as ChatChunk;
 }
 
-/** A parsed and checked event, or why it is not one (`safeParseJSON`'s result). */
-export type ChunkResult = { success: true; value: ChatChunk } | { success: false; error: Error };
-
 /**
  * Parses and checks one event's data, as `safeParseJSON({ text, schema })` does: at once for the
  * common shape, through zod (a promise) for the rest.
  */
-export function parseChatChunk(text: string): ChunkResult | Promise<ChunkResult> {
+export function parseChatChunk(
+  text: string,
+): ChunkResult<ChatChunk> | Promise<ChunkResult<ChatChunk>> {
   let value: unknown;
   try {
     value = secureJsonParse(text);

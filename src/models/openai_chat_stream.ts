@@ -1,46 +1,37 @@
 /**
  * An OpenAI Chat Completions response body read straight into AI SDK stream parts: the parts
  * `@ai-sdk/openai@4.0.118`'s chat model (`doStream`) yields for the same bytes, without its chain
- * of Web Streams (the body wrapper, `TextDecoderStream`, `EventSourceParserStream`, a parse
- * stream, a `tee()` and the chat transform, each a promise hop per token). A paced token cost
- * ~60 µs of CPU and an open stream ~170 KiB in that chain; here one read of the body becomes the
- * parts it holds, decoded, split into events (`eventsource-parser`'s parser, the one the chain
- * uses) and mapped by the chat transform's rules, ported below from its `dist/index.js`.
+ * of Web Streams (sse_parts.ts; a `tee()` too, here). The chat transform's rules are ported below
+ * from the package's `dist/index.js`, with its `StreamingToolCallTracker` and the same check of
+ * each event (openai_chat_chunk.ts).
  *
  * The AI SDK still builds and sends the request and judges the response status (attempt.ts);
- * only a successful body comes here. tests/models/openai_chat_stream_test.ts holds both paths to
+ * only a successful body comes here. tests/models/sse_parts_test.ts holds both paths to
  * the same parts over the recorded provider streams of tests/models/replay/fixtures/openai/.
  */
-import { APICallError, type LanguageModelV4StreamPart } from "@ai-sdk/provider";
+import type { LanguageModelV4StreamPart } from "@ai-sdk/provider";
 import {
   createLanguageModelResponseMetadata,
   createNullLanguageModelUsage,
   generateId,
-  isAbortError,
   StreamingToolCallTracker,
 } from "@ai-sdk/provider-utils";
-import { createParser, type EventSourceParser } from "eventsource-parser";
 import type { BodyReader } from "./observed_fetch.ts";
-import { type ChatChunk, type ChunkResult, parseChatChunk } from "./openai_chat_chunk.ts";
+import { type ChatChunk, parseChatChunk } from "./openai_chat_chunk.ts";
 import { openaiStreamError } from "./openai_stream_error.ts";
+import {
+  type ChatRequestInfo,
+  type ChunkResult,
+  type PartReader,
+  type PartTransform,
+  sseParts,
+  warningsOf,
+} from "./sse_parts.ts";
 
 type Part = LanguageModelV4StreamPart;
 type Warnings = Extract<Part, { type: "stream-start" }>["warnings"];
 type Usage = NonNullable<Extract<ChatChunk, { choices: unknown }>["usage"]>;
 type Choice = Extract<ChatChunk, { choices: unknown }>["choices"][number];
-
-/** A reader of stream parts: what the attempt and the events iterator read. */
-export type PartReader = Pick<ReadableStreamDefaultReader<Part>, "read" | "cancel">;
-
-/**
- * What the request was, for the error a failing body read becomes (as the AI SDK's, less the
- * request body: an open stream does not hold a second copy of the conversation for it).
- */
-export interface ChatRequestInfo {
-  url: string;
-  statusCode: number;
-  responseHeaders: Record<string, string>;
-}
 
 function mapFinishReason(finishReason: string, hasRefusal: boolean): string {
   switch (finishReason) {
@@ -82,7 +73,7 @@ function convertUsage(usage: Usage | undefined) {
 }
 
 /** The chat transform's state and rules (`doStream`'s `TransformStream`), one chunk at a time. */
-class ChatTransform {
+class ChatTransform implements PartTransform<ChatChunk> {
   readonly #out: Part[];
   readonly #tools: StreamingToolCallTracker;
   #finishReason: { unified: string; raw: string | undefined } = {
@@ -107,7 +98,7 @@ class ChatTransform {
     out.push({ type: "stream-start", warnings });
   }
 
-  chunk(chunk: ChunkResult): void {
+  chunk(chunk: ChunkResult<ChatChunk>): void {
     const out = this.#out;
     if (!chunk.success) {
       this.#finishReason = { unified: "error", raw: undefined };
@@ -207,104 +198,14 @@ class ChatTransform {
 
 /**
  * Reads an OpenAI Chat Completions SSE body as AI SDK stream parts, `stream-start` (with the
- * request's `warnings`) first and `finish` last, as the AI SDK chat model's stream does.
+ * request's `warnings`, from the SDK's own stream of an empty body) first and `finish` last, as
+ * the AI SDK chat model's stream does.
  */
 export function openaiChatParts(
   body: BodyReader,
-  warnings: Warnings,
+  sdk: readonly Part[],
   request: ChatRequestInfo,
 ): PartReader {
-  const queue: Part[] = [];
-  let head = 0;
-  const transform = new ChatTransform(queue, warnings);
-  const pending: string[] = [];
-  const parser: EventSourceParser = createParser({
-    onEvent: ({ data }) => {
-      if (data !== "[DONE]") pending.push(data);
-    },
-  });
-  const decoder = new TextDecoder();
-  let ended = false;
-  let cancelled = false;
-  /** What failed the stream: every later read fails with it, as an errored stream's do. */
-  let failure: { error: unknown } | undefined;
-
-  /** Maps the events the parser has completed; zod's checks (rare) are awaited in order. */
-  async function drain(): Promise<void> {
-    for (let i = 0; i < pending.length; i++) {
-      const parsed = parseChatChunk(pending[i]);
-      transform.chunk(parsed instanceof Promise ? await parsed : parsed);
-    }
-    pending.length = 0;
-  }
-
-  function take(): ReadableStreamReadResult<Part> | undefined {
-    if (head < queue.length) {
-      const value = queue[head++];
-      if (head === queue.length) queue.length = head = 0;
-      return { done: false, value };
-    }
-    if (ended) return { done: true, value: undefined };
-    return undefined;
-  }
-
-  async function fill(): Promise<ReadableStreamReadResult<Part>> {
-    if (failure) throw failure.error;
-    try {
-      return await next();
-    } catch (error) {
-      failure = { error };
-      ended = true;
-      queue.length = head = 0;
-      throw error;
-    }
-  }
-
-  async function next(): Promise<ReadableStreamReadResult<Part>> {
-    for (;;) {
-      const ready = take();
-      if (ready) return ready;
-      let read: ReadableStreamReadResult<Uint8Array>;
-      try {
-        read = await body.read();
-      } catch (error) {
-        if (isAbortError(error)) throw error;
-        throw new APICallError({
-          message: "Failed to process successful response",
-          cause: error,
-          requestBodyValues: undefined,
-          ...request,
-        });
-      }
-      if (cancelled) {
-        ended = true;
-        queue.length = head = 0;
-        continue;
-      }
-      if (read.done) {
-        // No `reset({ consume: true })`: the SDK's parser stream drops an event left unfinished.
-        parser.feed(decoder.decode());
-        await drain();
-        transform.flush();
-        ended = true;
-        continue;
-      }
-      parser.feed(decoder.decode(read.value, { stream: true }));
-      await drain();
-    }
-  }
-
-  return {
-    read() {
-      if (failure) return Promise.reject(failure.error);
-      const ready = take();
-      return ready ? Promise.resolve(ready) : fill();
-    },
-    cancel(reason) {
-      cancelled = true;
-      ended = true;
-      queue.length = head = 0;
-      return body.cancel(reason);
-    },
-  };
+  const out: Part[] = [];
+  return sseParts(body, parseChatChunk, out, new ChatTransform(out, warningsOf(sdk)), request);
 }

@@ -5,7 +5,7 @@
  */
 import type { LanguageModelV4 } from "@ai-sdk/provider";
 import { createEchoModel } from "./echo.ts";
-import type { openaiChatParts } from "./openai_chat_stream.ts";
+import type { PartsFactory } from "./sse_parts.ts";
 
 /** What a provider factory gets to build one language model for one attempt. */
 export interface ProviderModelOptions {
@@ -47,7 +47,7 @@ export interface ProviderEntry {
    * (the same parts, without its Web Streams chain); imported on the provider's first model. The
    * AI SDK model still builds and sends the request and judges the response status.
    */
-  parts?: () => Promise<typeof openaiChatParts>;
+  parts?: () => Promise<PartsFactory>;
 }
 
 // Explicit apiKey and baseURL always: otherwise the AI SDK would read `process.env` itself,
@@ -121,6 +121,7 @@ const entries: ProviderEntry[] = [
         fetch,
         includeUsage: true,
       }).chatModel(modelId),
+    parts: async () => (await import("./openai_compatible_stream.ts")).openaiCompatibleParts,
   },
 ];
 

@@ -1,15 +1,16 @@
 /**
- * Our OpenAI Chat Completions body reader (models/openai_chat_stream.ts) against the AI SDK's own
- * (`@ai-sdk/openai`'s chat model `doStream`): for the same bytes, the same parts in the same
- * order, errors included. The bytes are the recorded real provider streams of
- * replay/fixtures/openai/ (whole, and cut into pieces that split events and UTF-8 characters), and
- * hostile bodies no provider sent: broken JSON, a poisoned prototype, shapes the schema refuses,
- * an event left unfinished. Also: the client really reads `openai` streams with it.
+ * Our readers of OpenAI-wire bodies (models/sse_parts.ts with openai_chat_stream.ts for `openai`
+ * and openai_compatible_stream.ts for `openai-compatible`) against the AI SDK's own (each
+ * provider's chat model `doStream`, built by the registry as a run builds it): for the same bytes,
+ * the same parts in the same order, errors included. The bytes are the recorded real provider
+ * streams of replay/fixtures/openai/ (whole, and cut into pieces that split events and UTF-8
+ * characters), and hostile or unusual bodies no provider sent: broken JSON, a poisoned prototype,
+ * shapes the schemas refuse, an event left unfinished, reasoning and content parts. Also: the
+ * client really reads both providers' streams with them.
  */
 import assert from "node:assert/strict";
-import { createOpenAI } from "@ai-sdk/openai";
 import type { LanguageModelV4StreamPart } from "@ai-sdk/provider";
-import { openaiChatParts, type PartReader } from "../../src/models/openai_chat_stream.ts";
+import type { PartReader } from "../../src/models/sse_parts.ts";
 import { attempt } from "../../src/models/attempt.ts";
 import { providerEntry } from "../../src/models/registry.ts";
 import { secretScrubber } from "../../src/secrets.ts";
@@ -52,42 +53,60 @@ async function drain(reader: PartReader): Promise<{ parts: Part[]; end: unknown 
   }
 }
 
-/** The AI SDK's parts for a body. */
-async function sdkParts(bytes: Uint8Array, piece?: number) {
-  const model = createOpenAI({
+/** The providers whose bodies we read ourselves. */
+const WIRES = ["openai", "openai-compatible"] as const;
+type Wire = typeof WIRES[number];
+
+/** The registry's entry of a wire's provider. */
+function entryOf(wire: Wire) {
+  const entry = providerEntry(wire);
+  assert.ok(entry?.parts, `${wire} has its own body reader`);
+  return entry as typeof entry & { parts: NonNullable<typeof entry.parts> };
+}
+
+/** The AI SDK's parts for a body, from the provider's model as the registry builds it. */
+async function sdkParts(wire: Wire, bytes: Uint8Array, piece?: number) {
+  const model = await entryOf(wire).create({
+    modelId: "m",
     apiKey: "sk-test",
     baseURL: "http://127.0.0.1:9/v1",
     fetch: () =>
       Promise.resolve(
         new Response(bodyOf(bytes, piece), { headers: { "content-type": "text/event-stream" } }),
       ),
-  }).chat("gpt-test");
+  });
   try {
     const { stream } = await model.doStream({
       prompt: [{ role: "user", content: [{ type: "text", text: "hi" }] }],
     });
     return await drain(stream.getReader());
   } catch (error) {
-    // An error event before any output: the SDK throws it from doStream.
+    // An error event before any output: the openai SDK throws it from doStream.
     return { parts: [], end: error };
   }
 }
 
-/** Our parts for a body. */
-function ourParts(bytes: Uint8Array, piece?: number) {
-  return drain(openaiChatParts(bodyOf(bytes, piece).getReader(), [], {
+/** Our parts for a body, given the SDK's parts for an empty one (as attempt.ts does). */
+async function ourParts(wire: Wire, bytes: Uint8Array, piece?: number) {
+  const empty = await sdkParts(wire, new Uint8Array());
+  const parts = await entryOf(wire).parts();
+  return drain(parts(bodyOf(bytes, piece).getReader(), empty.parts, {
     url: "http://127.0.0.1:9/v1/chat/completions",
     statusCode: 200,
     responseHeaders: {},
   }));
 }
 
+/** The block ids the transforms use as they are. */
+const FIXED_IDS = new Set(["0", "txt-0", "reasoning-0"]);
+
 /** Ids the parsers make up (sources, calls without one) differ from run to run. */
 function normalise(parts: Part[], text: string): unknown[] {
   return parts.map((part) => {
     const out: Record<string, unknown> = { ...part };
     for (const key of ["id", "toolCallId"]) {
-      if (typeof out[key] === "string" && out[key] !== "0" && !text.includes(out[key] as string)) {
+      const id = out[key];
+      if (typeof id === "string" && !FIXED_IDS.has(id) && !text.includes(id)) {
         out[key] = "<generated>";
       }
     }
@@ -107,11 +126,11 @@ function endOf(end: unknown): unknown {
  * `doStream` and streamed as an `error` part by ours (attempt.ts classifies both alike, see
  * "early error" below); then the parts before it must agree.
  */
-async function assertSame(bytes: Uint8Array, piece?: number, what = "") {
+async function assertSame(wire: Wire, bytes: Uint8Array, piece?: number, what = "") {
   const text = new TextDecoder().decode(bytes);
-  const sdk = await sdkParts(bytes, piece);
-  const ours = await ourParts(bytes, piece);
-  const label = `${what}${piece ? ` in ${piece}-byte pieces` : ""}`;
+  const sdk = await sdkParts(wire, bytes, piece);
+  const ours = await ourParts(wire, bytes, piece);
+  const label = `${wire}: ${what}${piece ? ` in ${piece}-byte pieces` : ""}`;
   if (sdk.parts.length === 0 && sdk.end !== "done") {
     const error = ours.parts.find((p) => p.type === "error");
     assert.ok(error, `${label}: ours streams the early error`);
@@ -125,28 +144,24 @@ async function assertSame(bytes: Uint8Array, piece?: number, what = "") {
 const FIXTURES = [...Deno.readDirSync(new URL("./replay/fixtures/openai/", import.meta.url))]
   .map((e) => `openai/${e.name}`).sort();
 
-Deno.test("openai chat stream: every recorded stream gives the SDK's parts, whole and in pieces", async () => {
-  assert.ok(FIXTURES.length >= 10, `${FIXTURES.length} fixtures`);
-  const kinds = new Set<string>();
-  for (const name of FIXTURES) {
-    const rec = recording(name);
-    const parts = await assertSame(rec.body, undefined, name);
-    for (const p of parts ?? []) kinds.add(p.type);
-    for (const piece of [1, 7]) {
-      if (piece === 7) {
-        const c = cuts(rec, piece);
-        assert.ok(c.events > 0, `${name}: pieces cut events`);
-      }
-      await assertSame(rec.body, piece, name);
+for (const wire of WIRES) {
+  Deno.test(`${wire} stream: every recorded stream gives the SDK's parts, whole and in pieces`, async () => {
+    assert.ok(FIXTURES.length >= 10, `${FIXTURES.length} fixtures`);
+    const kinds = new Set<string>();
+    for (const name of FIXTURES) {
+      const rec = recording(name);
+      const parts = await assertSame(wire, rec.body, undefined, name);
+      for (const p of parts ?? []) kinds.add(p.type);
+      assert.ok(cuts(rec, 7).events > 0, `${name}: pieces cut events`);
+      for (const piece of [1, 7]) await assertSame(wire, rec.body, piece, name);
     }
-  }
-  // The recordings exercise text, tool calls and a finish (sources: "annotations" below).
-  for (
-    const kind of ["text-delta", "tool-input-delta", "tool-call", "response-metadata", "finish"]
-  ) {
-    assert.ok(kinds.has(kind), `a recording gives ${kind}`);
-  }
-});
+    // The recordings exercise text, tool calls and a finish (sources: "annotations" below), and
+    // DeepSeek's reasoning_content the openai-compatible reader's reasoning.
+    const expected = ["text-delta", "tool-input-delta", "tool-call", "response-metadata", "finish"];
+    if (wire === "openai-compatible") expected.push("reasoning-delta");
+    for (const kind of expected) assert.ok(kinds.has(kind), `a recording gives ${kind}`);
+  });
+}
 
 /** A body of `data:` events, framed as the wire frames them. */
 function events(...data: string[]): Uint8Array {
@@ -162,7 +177,7 @@ const chunk = (extra: Record<string, unknown> = {}, delta: Record<string, unknow
     ...extra,
   });
 
-Deno.test("openai chat stream: hostile and unusual bodies give the SDK's parts and errors", async () => {
+Deno.test("sse parts: hostile and unusual bodies give each SDK's parts and errors", async () => {
   const stop = JSON.stringify({
     id: "c1",
     choices: [{ index: 0, delta: {}, finish_reason: "stop" }],
@@ -229,6 +244,50 @@ Deno.test("openai chat stream: hostile and unusual bodies give the SDK's parts a
       JSON.stringify({ choices: [], usage: { prompt_tokens: "3" } }),
       stop,
     ),
+    "reasoning_content, then text": events(
+      chunk({}, { content: null, reasoning_content: "think" }),
+      chunk({}, { content: "answer" }),
+      stop,
+    ),
+    "content parts with thinking": events(
+      chunk({}, {
+        content: [{ type: "thinking", thinking: [{ type: "text", text: "hm" }] }, {
+          type: "text",
+          text: "ok",
+        }],
+      }),
+      stop,
+    ),
+    "a role of empty text and a refusal that is a number": events(
+      chunk({}, { role: "", refusal: 5 }),
+      stop,
+    ),
+    "a usage number too large for a double": events(
+      chunk(),
+      '{"choices":[],"usage":{"prompt_tokens":1e999}}',
+      stop,
+    ),
+    "a tool call whose name comes after its arguments, with a thought signature": events(
+      JSON.stringify({
+        choices: [{
+          index: 0,
+          delta: { tool_calls: [{ index: 0, id: "t1", function: { arguments: '{"a":' } }] },
+        }],
+      }),
+      JSON.stringify({
+        choices: [{
+          index: 0,
+          delta: {
+            tool_calls: [{
+              index: 0,
+              function: { name: "f", arguments: "1}" },
+              extra_content: { google: { thought_signature: "sig" } },
+            }],
+          },
+          finish_reason: "tool_calls",
+        }],
+      }),
+    ),
     "a tool call without a name": events(
       JSON.stringify({
         choices: [{
@@ -239,46 +298,49 @@ Deno.test("openai chat stream: hostile and unusual bodies give the SDK's parts a
       stop,
     ),
   };
-  for (const [what, bytes] of Object.entries(cases)) {
-    await assertSame(bytes, undefined, what);
-    await assertSame(bytes, 3, what);
+  for (const wire of WIRES) {
+    for (const [what, bytes] of Object.entries(cases)) {
+      await assertSame(wire, bytes, undefined, what);
+      await assertSame(wire, bytes, 3, what);
+    }
   }
 });
 
-Deno.test("openai chat stream: a body that fails after output fails both alike", async () => {
+Deno.test("sse parts: a body that fails after output fails ours and the SDK's alike", async () => {
   bodyEnd = "fail";
   try {
-    await assertSame(events(chunk(), chunk()), undefined, "reset after two chunks");
+    for (const wire of WIRES) {
+      await assertSame(wire, events(chunk(), chunk()), undefined, "reset after two chunks");
+    }
   } finally {
     bodyEnd = "close";
   }
 });
 
-Deno.test("openai chat stream: the client reads openai streams with it, not the SDK's chain", async () => {
-  const entry = providerEntry("openai");
-  assert.ok(entry?.parts, "the openai provider has its own body reader");
-  await using server = openai.startFakeOpenAI();
-  server.enqueue(openai.text(["a", "b"]));
-  const model = resolved("openai", server.url);
-  const established = await attempt({
-    entry,
-    resolved: model,
-    request: ask("x"),
-    signal: new AbortController().signal,
-    env: {},
-    fetch,
-    startedAt: performance.now(),
-    scrub: secretScrubber([]),
+for (const wire of WIRES) {
+  Deno.test(`${wire} stream: the client reads it with our reader, not the SDK's chain`, async () => {
+    const entry = entryOf(wire);
+    await using server = openai.startFakeOpenAI();
+    server.enqueue(openai.text(["a", "b"]));
+    const established = await attempt({
+      entry,
+      resolved: resolved(wire, server.url),
+      request: ask("x"),
+      signal: new AbortController().signal,
+      env: {},
+      fetch,
+      startedAt: performance.now(),
+      scrub: secretScrubber([]),
+    });
+    assert.ok("reader" in established, "established");
+    assert.ok(
+      !(established.reader instanceof ReadableStreamDefaultReader),
+      "the parts come from our reader",
+    );
+    const { parts } = await drain(established.reader);
+    const all = [...established.buffered, ...parts];
+    assert.equal(all.flatMap((p) => p.type === "text-delta" ? [p.delta] : []).join(""), "ab");
+    assert.equal(all.at(-1)?.type, "finish");
+    established.release();
   });
-  assert.ok("reader" in established, "established");
-  assert.ok(
-    !(established.reader instanceof ReadableStreamDefaultReader),
-    "the parts come from our reader",
-  );
-  const { parts } = await drain(established.reader);
-  const text = [...established.buffered, ...parts].flatMap((p) =>
-    p.type === "text-delta" ? [p.delta] : []
-  ).join("");
-  assert.equal(text, "ab");
-  established.release();
-});
+}
