@@ -135,7 +135,7 @@ export interface Services {
   pubsub: PubSub;
   metrics: AgentdMetrics;
   log: Logger;
-  /** Starts what the first runs need (tools' sandbox processes, the provider), not waiting. */
+  /** Starts what the first runs need (tools' processes, the provider) and, later, the store's. */
   prepare(): void;
   /**
    * Graceful stop of everything `startServices` opened: the runs (within `graceMs`), MCP servers
@@ -183,17 +183,16 @@ export async function startServices(
       ...resolveLogFormat(runtime.log_format, terminal),
     });
   for (const warning of toolWarnings(config)) log.warn("tool isolation", { warning });
-  // One registry and tracer per server: the services are wrapped at their seams, so none of them
-  // knows about metrics or spans.
+  // One registry and tracer per server, wrapped around the services: none of them knows of either.
   const metrics = createMetrics({ maxTenants: runtime.metrics.max_tenants });
   const tracer = createTracer();
   const shared = options.shared;
+  const later = Promise.withResolvers<void>(); // prepare() resolves: the store's background work
   const store = shared?.store ??
-    instrumentStore(await openConfiguredStore(config, log, options.clock), metrics, tracer);
+    instrumentStore(await openConfiguredStore(config, log, options.clock, later), metrics, tracer);
   let pubsub: PubSub | undefined;
   let mcp: Pick<McpServers, "tools" | "close"> | undefined;
-  // Built here (checkRuntime built them once already, without starting anything) so that their
-  // sandbox processes can be started ahead of the first call and stopped at shutdown.
+  // Built again to keep (checkRuntime's started nothing): sandboxes start early, stop at shutdown.
   const tools = buildTools(config);
   try {
     mcp = await startMcp(config, log, env);
@@ -262,6 +261,7 @@ export async function startServices(
       metrics,
       log,
       prepare() {
+        later.resolve();
         preloadProvider(config.manifest.agent.model.provider);
         const preparing = [...tools.values()].filter((tool) => tool.prepare);
         const names = preparing.map((tool) => tool.name);

@@ -11,12 +11,14 @@ import { openStore, type Store } from "./store/mod.ts";
 
 /**
  * Opens the store of `runtime.storage`, saying which and what migrations it applied; a store
- * that cannot be opened is an error naming it, its URL (password masked) and what to check.
+ * that cannot be opened is an error naming it, its URL (password masked) and what to check. Its
+ * background work (SQLite's checkpoint worker) starts a second after `later` resolves.
  */
 export async function openConfiguredStore(
   config: Config,
   log: Logger,
   clock: Clock | undefined,
+  later?: { promise: Promise<void> },
 ): Promise<Store> {
   const storage = config.manifest.runtime.storage;
   const where = storage.kind === "postgres" ? maskUrl(storage.url!) : storage.path ?? ":memory:";
@@ -41,6 +43,7 @@ export async function openConfiguredStore(
           clock,
           timeoutMs: storage.timeout,
           onMigrated,
+          background: later?.promise,
         },
     );
   } catch (err) {

@@ -58,6 +58,11 @@ export type StoreOptions =
     timeoutMs?: number;
     /** Told the migrations the opening applied (`0005_durable_run_commits`). */
     onMigrated?: (applied: readonly string[]) => void;
+    /**
+     * Background work (SQLite's checkpoint worker) starts a second after this resolves, at once
+     * without it: a server resolves it once listening, so that work stays off its first requests.
+     */
+    background?: Promise<void>;
   };
 
 /**
@@ -78,6 +83,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
           clock: options.clock,
           busyTimeoutMs: timeoutMs,
           onMigrated: options.onMigrated,
+          background: options.background,
         }),
         { timeoutMs, isOutage: isSqliteOutage },
       );

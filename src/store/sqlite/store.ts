@@ -50,6 +50,11 @@ export interface SqliteStoreOptions {
   clock?: Clock;
   /** Told the migrations the opening applied (`0005_durable_run_commits`), none when up to date. */
   onMigrated?: (applied: readonly string[]) => void;
+  /**
+   * When the checkpoint worker of a file starts: a second after this resolves (a server resolves
+   * it once listening, so the worker's start stays off the first requests), at once without it.
+   */
+  background?: Promise<void>;
 }
 
 /** A store on one SQLite database file (or an in-memory database). */
@@ -58,13 +63,20 @@ export interface SqliteStore extends Store {
   readonly kind: "sqlite";
   /**
    * Hands WAL checkpoints to a worker thread (see checkpointer.ts): this connection stops running
-   * them inside its commits. Without a worker, SQLite's own checkpoints stay on.
+   * them inside its commits. Without a worker, SQLite's own checkpoints stay on. With `after`, the
+   * worker starts `CHECKPOINTER_DELAY_MS` after it resolves, unless the store is closed by then.
    */
-  startCheckpointer(path: string, busyTimeoutMs: number): Promise<void>;
+  startCheckpointer(path: string, busyTimeoutMs: number, after?: Promise<void>): Promise<void>;
 }
 
 /** How often the checkpoint worker folds the WAL into the database file. */
 const CHECKPOINT_INTERVAL_MS = 250;
+
+/**
+ * How long after `background` the worker starts: `new Worker` holds this thread ~10 ms, which
+ * would land on the first requests of a cold start (a poller's `/healthz`, the first run).
+ */
+const CHECKPOINTER_DELAY_MS = 1000;
 
 /** Opens (and creates) the database; call `migrate()` before use. */
 function sqliteStore(options: SqliteStoreOptions): SqliteStore {
@@ -73,6 +85,7 @@ function sqliteStore(options: SqliteStoreOptions): SqliteStore {
   const commits = new GroupCommit(conn);
   let checkpointer: Checkpointer | null = null;
   let starting: Promise<void> | undefined;
+  let delay: ReturnType<typeof setTimeout> | undefined;
   let closed = false;
 
   /** Drives a conversion synchronously: the write lock is held, nothing may await. */
@@ -127,7 +140,20 @@ function sqliteStore(options: SqliteStoreOptions): SqliteStore {
       });
     },
 
-    startCheckpointer(path, busyTimeoutMs) {
+    startCheckpointer(path, busyTimeoutMs, after) {
+      // Closed before the worker was asked for (a deferred start): none starts.
+      if (closed) return starting ?? Promise.resolve();
+      if (after) {
+        return after.then(() =>
+          new Promise<void>((resolve) => {
+            if (closed) return resolve();
+            delay = setTimeout(
+              () => resolve(this.startCheckpointer(path, busyTimeoutMs)),
+              CHECKPOINTER_DELAY_MS,
+            );
+          })
+        );
+      }
       return starting ??= (async () => {
         const started = await startCheckpointer({
           path,
@@ -149,6 +175,7 @@ function sqliteStore(options: SqliteStoreOptions): SqliteStore {
     async close() {
       commits.flush();
       closed = true;
+      clearTimeout(delay);
       await starting?.catch(() => {});
       const stopping = checkpointer;
       checkpointer = null;
@@ -163,7 +190,8 @@ function sqliteStore(options: SqliteStoreOptions): SqliteStore {
 /**
  * Opens a SQLite store at `path` (a file or `:memory:`), runs the migrations and, for a file,
  * starts its checkpoint worker without waiting for it (a new isolate that loads its module and
- * opens the file: tens of ms of a cold start); until it runs, SQLite's own checkpoints stay on.
+ * opens the file), a second after `options.background` resolves when given; until it runs,
+ * SQLite's own checkpoints stay on.
  */
 export async function openSqliteStore(options: SqliteStoreOptions): Promise<SqliteStore> {
   const store = sqliteStore(options);
@@ -172,8 +200,8 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
     const applied = await store.migrate();
     options.onMigrated?.(applied);
     if (options.path !== ":memory:") {
-      store.startCheckpointer(options.path, Math.max(0, options.busyTimeoutMs ?? 5000))
-        .catch(() => {});
+      const busyTimeoutMs = Math.max(0, options.busyTimeoutMs ?? 5000);
+      store.startCheckpointer(options.path, busyTimeoutMs, options.background).catch(() => {});
     }
   } catch (error) {
     await store.close();
