@@ -61,6 +61,8 @@ export class RunService {
   readonly #engine: Engine;
   readonly #log: Logger;
   readonly #pollInterval: number;
+  /** `runtime.pubsub.retention`: 0 keeps no history of runs. */
+  readonly #retention: number;
   /** The runs this replica executes (runner.ts). */
   readonly #runner: Runner;
   /** Starts runs (starts.ts). */
@@ -85,6 +87,7 @@ export class RunService {
     this.#log = options.log.with({ replica: this.replicaId });
     const runtime = options.config.manifest.runtime;
     this.#pollInterval = runtime.replica.poll_interval;
+    this.#retention = runtime.pubsub.retention;
     this.#delivery = new Delivery(
       this.#pubsub,
       this.#log,
@@ -235,6 +238,10 @@ export class RunService {
         pubsub: this.#pubsub,
         watchMs: this.#pollInterval * 4,
         replay: this.#replay,
+        historyHere: (run) =>
+          this.#retention > 0 &&
+          (run.status === "queued" || this.#pubsub.kind !== "memory" ||
+            this.#runner.active.has(run.run_id)),
       },
       tenant,
       runId,

@@ -34,6 +34,13 @@ export interface StreamDeps {
   watchMs: number;
   /** What resumed streams replay at once. */
   replay: ReplayBudget;
+  /**
+   * Whether the history of `run`, which has not ended, is readable here once written: retention
+   * is on, and the run has not started (queued), or its history is shared by the replicas (not
+   * the `memory` pub/sub), or this process executes it. No history of it then means none is
+   * written yet: the run's first event is still to come, not gone.
+   */
+  historyHere(run: Run): boolean;
 }
 
 /** Where a re-attach stream starts. */
@@ -88,7 +95,8 @@ export async function openRunStream(
   const sub = unended(before.status) ? await deps.pubsub.subscribe(channel) : null;
   let release = () => {};
   try {
-    const page = await deps.pubsub.history(channel, options.fromFirst ? 0 : after);
+    const page = await deps.pubsub.history(channel, options.fromFirst ? 0 : after) ??
+      (sub && deps.historyHere(before) ? NOTHING_YET : null);
     // Room for the large messages it replays, beside other streams', before decoding them.
     release = await deps.replay.holdLarge(channel, page?.entries, PRIME_CHARS);
     // The decoded large messages this stream replays, kept until it has (see decodeRetained).
@@ -128,6 +136,9 @@ export async function openRunStream(
     throw err;
   }
 }
+
+/** The history of a run whose first event is still to come (see `StreamDeps.historyHere`). */
+const NOTHING_YET: HistoryPage = { entries: [], first: null, last: null };
 
 /**
  * The stream of an attached run that waits in the run queue: `run_queued` (live only, no sequence

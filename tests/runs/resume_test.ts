@@ -297,6 +297,7 @@ Deno.test("streams resuming a run at once decode its large events once", async (
     pubsub,
     watchMs: 1_000,
     replay: new ReplayBudget(64 * 2 ** 20, 1_000),
+    historyHere: () => true,
   };
   const parse = JSON.parse;
   const parsed: number[] = [];
@@ -342,6 +343,7 @@ Deno.test("a queued run's stream (unstarted) gets the events sent before it subs
     pubsub,
     watchMs: 1_000,
     replay: new ReplayBudget(64 * 2 ** 20, 1_000),
+    historyHere: () => true,
   };
   try {
     const stream = await openRunStream(deps, "t", runId, { unstarted: true });
