@@ -6,14 +6,15 @@
  * context the HTTP app sets), and with OpenTelemetry on, the active `trace_id`/`span_id`.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
-import { trace } from "@opentelemetry/api";
+import { otel } from "./otel.ts";
 import { REDACTED, replaceSecrets, usableSecrets } from "./secrets.ts";
 import { formatText } from "./log_text.ts";
 
 /** The trace and span id of the active span, for log correlation; undefined without one. */
 export function activeTraceIds(): { trace_id: string; span_id: string } | undefined {
-  const ctx = trace.getActiveSpan()?.spanContext();
-  return ctx && trace.isSpanContextValid(ctx)
+  if (!otel) return undefined;
+  const ctx = otel.trace.getActiveSpan()?.spanContext();
+  return ctx && otel.trace.isSpanContextValid(ctx)
     ? { trace_id: ctx.traceId, span_id: ctx.spanId }
     : undefined;
 }

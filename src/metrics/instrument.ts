@@ -16,7 +16,7 @@ import type { Claimed, Store } from "../store/mod.ts";
 import type { Tool } from "../tools/mod.ts";
 import { wrapTool } from "../tools/mod.ts";
 import type { AgentdMetrics } from "./agentd.ts";
-import { SpanStatusCode } from "@opentelemetry/api";
+import { SPAN_STATUS_ERROR } from "../otel.ts";
 import { activeTraceIds } from "../log.ts";
 import { iterateInSpan, type Tracer } from "./tracing.ts";
 
@@ -166,7 +166,7 @@ export function instrumentTools(
           try {
             const result = await tool.call(args, ctx);
             if (result.is_error) {
-              span.setStatus({ code: SpanStatusCode.ERROR, message: "the tool reported an error" });
+              span.setStatus({ code: SPAN_STATUS_ERROR, message: "the tool reported an error" });
             } else {
               outcome = "ok";
             }
@@ -280,7 +280,7 @@ export function traceEngine(engine: Engine, tracer: Tracer): Engine {
           span.setAttribute("agentd.run.status", event.status);
           if (event.status === "failed") {
             span.setStatus({
-              code: SpanStatusCode.ERROR,
+              code: SPAN_STATUS_ERROR,
               message: event.error?.message ?? "the run failed",
             });
           }

@@ -2,11 +2,12 @@
  * Custom OpenTelemetry spans through `@opentelemetry/api`, as Deno's guidance has it: with
  * `OTEL_DENO=true` Deno registers its tracer provider and context manager with the API, so our
  * spans (`agentd.run`, `agentd.model.open`, `agentd.tool.call`, `agentd.store.*`) join the trace
- * of the HTTP request Deno already records and are exported over OTLP. Without it the API hands
- * out non-recording spans and no context, so every helper here just runs its function. See
- * docs/observability.md.
+ * of the HTTP request Deno already records and are exported over OTLP. Without it the API is not
+ * loaded (src/otel.ts): spans are non-recording ones and there is no context, so every helper here
+ * just runs its function. See docs/observability.md.
  */
-import { context, ProxyTracerProvider, type Span, SpanStatusCode, trace } from "@opentelemetry/api";
+import type { Span } from "@opentelemetry/api";
+import { otel, SPAN_STATUS_ERROR } from "../otel.ts";
 
 /** The part of an OpenTelemetry span the wrappers use. */
 export type SpanLike = Pick<Span, "setAttribute" | "setStatus" | "end">;
@@ -90,36 +91,35 @@ export async function* iterateInSpan<T>(
  * as the active one, so the spans started within are its children; plainly without one.
  */
 export function withActiveSpan<T>(span: Span | undefined, fn: () => T): T {
-  return span ? context.with(trace.setSpan(context.active(), span), fn) : fn();
+  return span && otel
+    ? otel.context.with(otel.trace.setSpan(otel.context.active(), span), fn)
+    : fn();
 }
 
 /** Whether a tracer provider (Deno's, with `OTEL_DENO=true`) is registered with the API. */
 function providerRegistered(): boolean {
-  const provider = trace.getTracerProvider();
-  return !(provider instanceof ProxyTracerProvider) ||
+  if (!otel) return false;
+  const provider = otel.trace.getTracerProvider();
+  return !(provider instanceof otel.ProxyTracerProvider) ||
     provider.getDelegateTracer("agentd") !== undefined;
 }
 
+/**
+ * The span of every `begin` while OpenTelemetry is off: what the API's non-recording span does
+ * (its setters return the span; nothing here chains them).
+ */
+const NO_SPAN: OpenSpan = {
+  recording: false,
+  setAttribute: () => NO_SPAN as unknown as Span,
+  setStatus: () => NO_SPAN as unknown as Span,
+  end: () => {},
+  run: (fn) => fn(),
+  fail: () => {},
+};
+
 /** A tracer named `agentd` from the global OpenTelemetry API (Deno's provider when it is on). */
 export function createTracer(version = "0"): Tracer {
-  const tracer = trace.getTracer("agentd", version);
-
-  const begin = (name: string, attributes: Attributes): OpenSpan => {
-    const span = tracer.startSpan(name, { attributes: clean(attributes) });
-    const active = trace.setSpan(context.active(), span);
-    return {
-      recording: span.isRecording(),
-      setAttribute: (key, value) => span.setAttribute(key, value),
-      setStatus: (status) => span.setStatus(status),
-      end: () => span.end(),
-      run: (fn) => context.with(active, fn),
-      fail: (err) =>
-        span.setStatus({
-          code: SpanStatusCode.ERROR,
-          message: String((err as Error)?.message ?? err),
-        }),
-    };
-  };
+  const begin = otel ? apiBegin(otel, version) : () => NO_SPAN;
 
   return {
     begin,
@@ -142,5 +142,30 @@ export function createTracer(version = "0"): Tracer {
         yield* iterateInSpan(begin(name, attributes), source, onItem);
       })();
     },
+  };
+}
+
+/** `begin` on the API's tracer named `agentd`. */
+function apiBegin(
+  api: NonNullable<typeof otel>,
+  version: string,
+): (name: string, attributes: Attributes) => OpenSpan {
+  const { context, trace } = api;
+  const tracer = trace.getTracer("agentd", version);
+  return (name, attributes) => {
+    const span = tracer.startSpan(name, { attributes: clean(attributes) });
+    const active = trace.setSpan(context.active(), span);
+    return {
+      recording: span.isRecording(),
+      setAttribute: (key, value) => span.setAttribute(key, value),
+      setStatus: (status) => span.setStatus(status),
+      end: () => span.end(),
+      run: (fn) => context.with(active, fn),
+      fail: (err) =>
+        span.setStatus({
+          code: SPAN_STATUS_ERROR,
+          message: String((err as Error)?.message ?? err),
+        }),
+    };
   };
 }
