@@ -100,7 +100,7 @@ function layers(profile: Profile): Map<string, number> {
   return out;
 }
 
-async function freePort(): Promise<number> {
+function freePort(): number {
   const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   const { port } = listener.addr as Deno.NetAddr;
   listener.close();
@@ -122,8 +122,8 @@ async function waitHttp(url: string): Promise<void> {
 /** Profiles agentd of `tree` under the paced load; the profile's path and the runs served. */
 async function profileRun(tree: string): Promise<{ file: string; runs: number }> {
   const dir = await Deno.makeTempDir({ prefix: "agentd_token_profile_" });
-  const fakePort = await freePort();
-  const port = await freePort();
+  const fakePort = freePort();
+  const port = freePort();
   const fake = new Deno.Command("node", {
     args: [`${peers}fake-llm/server.mjs`],
     env: { PORT: String(fakePort), FAKE_TOKENS: String(TOKENS), FAKE_DELAY_MS: "20" },
