@@ -9,6 +9,7 @@
  * `transport_lost` tells their clients to reattach instead. The next `subscribe()` opens a new
  * connection; the next `publish()` after a short backoff reconnects the publisher.
  */
+import { createHash } from "node:crypto";
 import { ErrorReply } from "redis";
 import type { HistoryPage, PubSub, Subscription } from "./types.ts";
 import { assertCapacity, BufferedSubscription } from "./subscription.ts";
@@ -62,6 +63,13 @@ redis.call('PUBLISH', ARGV[2], ARGV[3])
 if failed then return 'XADD failed: ' .. failed end
 return 'OK'`;
 
+/**
+ * The script's SHA1, what `EVALSHA` names it by: loaded (`SCRIPT LOAD`) as the publisher connects,
+ * so an append sends ~60 bytes of script reference instead of the script's ~500, which Redis would
+ * parse and hash again on every `EVAL`.
+ */
+const APPEND_SHA = createHash("sha1").update(APPEND_SCRIPT).digest("hex");
+
 /** How Redis refuses a script it will not run at all (EVAL renamed away, or denied by an ACL). */
 const SCRIPTING_REFUSED = /unknown command|NOPERM/i;
 
@@ -102,6 +110,8 @@ class RedisPubSub implements PubSub {
   #subscriberOpening: Promise<SubscriberConnection> | undefined;
   /** Whether appends go as one script (`APPEND_SCRIPT`); false once Redis refused to run it. */
   #scripting = true;
+  /** The publisher connection the script was loaded on, which names it by its SHA. */
+  #byShaOn: Client | undefined;
   /** When each open history's TTL was last refreshed. */
   readonly #histories = new OpenHistories();
 
@@ -145,8 +155,18 @@ class RedisPubSub implements PubSub {
     if (!this.#scripting) return this.#send(name, commands);
     const args = [String(maxEvents), name, message, String(ttl)];
     for (const entry of entries) args.push(entryId(entry.seq), entry.message);
+    // By its SHA (loaded as the connection opened); after a `SCRIPT FLUSH` Redis answers
+    // NOSCRIPT, and this connection sends the script itself from then on.
+    const script = (client: Client) =>
+      this.#byShaOn === client
+        ? client.sendCommand(["EVALSHA", APPEND_SHA, "1", key, ...args]).catch((err: unknown) => {
+          if (!(err instanceof ErrorReply && /NOSCRIPT/.test(err.message))) throw err;
+          if (this.#byShaOn === client) this.#byShaOn = undefined;
+          return client.sendCommand(["EVAL", APPEND_SCRIPT, "1", key, ...args]);
+        })
+        : client.sendCommand(["EVAL", APPEND_SCRIPT, "1", key, ...args]);
     return this.#send(name, (client) => [
-      client.sendCommand(["EVAL", APPEND_SCRIPT, "1", key, ...args]).then(
+      script(client).then(
         (reply) => {
           if (String(reply) !== "OK") throw new Error(String(reply));
         },
@@ -264,6 +284,13 @@ class RedisPubSub implements PubSub {
       if (!client.isOpen) this.#publisherLost(client, err);
     });
     await client.connect();
+    if (this.#scripting) {
+      // Refused (scripts renamed away or denied): appends find out on their own and fall back.
+      await client.sendCommand(["SCRIPT", "LOAD", APPEND_SCRIPT]).then(
+        () => this.#byShaOn = client,
+        () => {},
+      );
+    }
     return client;
   }
 

@@ -227,6 +227,44 @@ Deno.test({
 });
 
 Deno.test({
+  name: "pubsub redis: appends go by the script's SHA, and on after a SCRIPT FLUSH",
+  ignore,
+  async fn() {
+    const server = await startRedisServer();
+    const errors: unknown[] = [];
+    let ps: PubSub | undefined;
+    const probe = createClient({ url: server.url });
+    try {
+      await probe.connect();
+      ps = await createPubSub(
+        { kind: "redis", url: server.url, capacity: 64, prefix: uniqueName("pubsub_sha") },
+        { onError: (err) => errors.push(err) },
+      );
+      // Loaded as the publisher connected: one script in Redis's cache.
+      const loaded = await probe.sendCommand(["INFO", "memory"]) as string;
+      assert.match(loaded, /number_of_cached_scripts:1/);
+      const sub = await ps.subscribe("run:s1");
+      await ps.append("run:s1", [{ seq: 1, message: "a" }], "a");
+      const stats = await probe.sendCommand(["INFO", "commandstats"]) as string;
+      assert.match(stats, /cmdstat_evalsha:calls=1,/);
+      assert.doesNotMatch(stats, /cmdstat_eval:/);
+      await probe.sendCommand(["SCRIPT", "FLUSH"]);
+      await ps.append("run:s1", [{ seq: 2, message: "b" }], "b");
+      await ps.append("run:s1", [{ seq: 3, message: "c" }], "c");
+      assert.deepEqual(await take(sub, 3), ["a", "b", "c"]);
+      const page = await ps.history("run:s1", 0);
+      assert.deepEqual(page?.entries.map((e) => e.message), ["a", "b", "c"]);
+      assert.deepEqual(errors, []);
+      sub.close();
+    } finally {
+      await ps?.close();
+      probe.destroy();
+      await server.kill();
+    }
+  },
+});
+
+Deno.test({
   name: "pubsub redis: a Redis out of memory keeps no history of an append but publishes it",
   ignore,
   async fn() {
