@@ -9,10 +9,8 @@
  * ~3 µs. `plainChunk` recognises that common shape by hand and hands it on as zod would have
  * (unknown keys dropped where the value is kept); anything else goes through zod.
  */
-import { safeValidateTypes, secureJsonParse, zodSchema } from "@ai-sdk/provider-utils";
-import { JSONParseError } from "@ai-sdk/provider";
 import { z } from "zod";
-import type { ChunkResult } from "./sse_parts.ts";
+import { chunkParser } from "./openai_wire.ts";
 
 const tokenLogprobs = z.array(z.object({
   token: z.string(),
@@ -76,9 +74,6 @@ const errorObject = z.object({
 
 /** A checked event: a chunk of the answer, or an error the provider streamed. */
 export type ChatChunk = z.infer<typeof chunkObject> | z.infer<typeof errorObject>;
-
-/** Built on first use: building a zod schema costs start-up time a run may never need. */
-let schema: ReturnType<typeof zodSchema<ChatChunk>> | undefined;
 
 type Rec = Record<string, unknown>;
 const isRec = (v: unknown): v is Rec => typeof v === "object" && v !== null && !Array.isArray(v);
@@ -163,17 +158,7 @@ export function plainChunk(value: unknown): ChatChunk | undefined {
  * Parses and checks one event's data, as `safeParseJSON({ text, schema })` does: at once for the
  * common shape, through zod (a promise) for the rest.
  */
-export function parseChatChunk(
-  text: string,
-): ChunkResult<ChatChunk> | Promise<ChunkResult<ChatChunk>> {
-  let value: unknown;
-  try {
-    value = secureJsonParse(text);
-  } catch (cause) {
-    return { success: false, error: new JSONParseError({ text, cause }) };
-  }
-  const plain = plainChunk(value);
-  if (plain) return { success: true, value: plain };
-  schema ??= zodSchema(z.union([chunkObject, errorObject]));
-  return safeValidateTypes({ value, schema });
-}
+export const parseChatChunk = chunkParser<ChatChunk>(
+  plainChunk,
+  () => z.union([chunkObject, errorObject]),
+);

@@ -10,15 +10,11 @@
  * the same parts over the recorded provider streams of tests/models/replay/fixtures/openai/.
  */
 import type { LanguageModelV4StreamPart } from "@ai-sdk/provider";
-import {
-  createLanguageModelResponseMetadata,
-  createNullLanguageModelUsage,
-  generateId,
-  StreamingToolCallTracker,
-} from "@ai-sdk/provider-utils";
+import { generateId, StreamingToolCallTracker } from "@ai-sdk/provider-utils";
 import type { BodyReader } from "./observed_fetch.ts";
 import { type ChatChunk, parseChatChunk } from "./openai_chat_chunk.ts";
 import { openaiStreamError } from "./openai_stream_error.ts";
+import { finishReason, responseMetadata, usage } from "./openai_wire.ts";
 import {
   type ChatRequestInfo,
   type ChunkResult,
@@ -32,45 +28,6 @@ type Part = LanguageModelV4StreamPart;
 type Warnings = Extract<Part, { type: "stream-start" }>["warnings"];
 type Usage = NonNullable<Extract<ChatChunk, { choices: unknown }>["usage"]>;
 type Choice = Extract<ChatChunk, { choices: unknown }>["choices"][number];
-
-function mapFinishReason(finishReason: string, hasRefusal: boolean): string {
-  switch (finishReason) {
-    case "stop":
-      return hasRefusal ? "content-filter" : "stop";
-    case "length":
-      return "length";
-    case "content_filter":
-      return "content-filter";
-    case "function_call":
-    case "tool_calls":
-      return "tool-calls";
-    default:
-      return "other";
-  }
-}
-
-function convertUsage(usage: Usage | undefined) {
-  if (usage == null) return createNullLanguageModelUsage();
-  const promptTokens = usage.prompt_tokens ?? 0;
-  const completionTokens = usage.completion_tokens ?? 0;
-  const cachedTokens = usage.prompt_tokens_details?.cached_tokens ?? 0;
-  const cacheWriteTokens = usage.prompt_tokens_details?.cache_write_tokens ?? undefined;
-  const reasoningTokens = usage.completion_tokens_details?.reasoning_tokens ?? 0;
-  return {
-    inputTokens: {
-      total: promptTokens,
-      noCache: promptTokens - cachedTokens - (cacheWriteTokens ?? 0),
-      cacheRead: cachedTokens,
-      cacheWrite: cacheWriteTokens,
-    },
-    outputTokens: {
-      total: completionTokens,
-      text: Math.max(0, completionTokens - reasoningTokens),
-      reasoning: reasoningTokens,
-    },
-    raw: usage,
-  };
-}
 
 /** The chat transform's state and rules (`doStream`'s `TransformStream`), one chunk at a time. */
 class ChatTransform implements PartTransform<ChatChunk> {
@@ -114,14 +71,10 @@ class ChatTransform implements PartTransform<ChatChunk> {
       return;
     }
     if (!this.#metadataExtracted) {
-      const metadata = createLanguageModelResponseMetadata({
-        id: value.id ?? undefined,
-        model: value.model ?? undefined,
-        created: value.created || undefined,
-      });
-      if (Object.values(metadata).some(Boolean)) {
+      const part = responseMetadata(value);
+      if (part) {
         this.#metadataExtracted = true;
-        out.push({ type: "response-metadata", ...metadata });
+        out.push(part);
       }
     }
     if (value.usage != null) {
@@ -182,7 +135,7 @@ class ChatTransform implements PartTransform<ChatChunk> {
     this.#tools.flush();
     if (this.#rawFinishReason != null) {
       this.#finishReason = {
-        unified: mapFinishReason(this.#rawFinishReason, this.#hasRefusal),
+        unified: finishReason(this.#rawFinishReason, this.#hasRefusal),
         raw: this.#rawFinishReason,
       };
     }
@@ -190,7 +143,10 @@ class ChatTransform implements PartTransform<ChatChunk> {
     out.push({
       type: "finish",
       finishReason: this.#finishReason,
-      usage: convertUsage(this.#usage),
+      usage: usage(
+        this.#usage,
+        this.#usage?.prompt_tokens_details?.cache_write_tokens ?? undefined,
+      ),
       providerMetadata: this.#providerMetadata,
     } as Part);
   }

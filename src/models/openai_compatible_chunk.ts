@@ -10,10 +10,8 @@
  * in that schema (unknown keys kept), and the transform reads no key of the strict ones that the
  * check leaves unchecked. Anything else goes through zod.
  */
-import { safeValidateTypes, secureJsonParse, zodSchema } from "@ai-sdk/provider-utils";
-import { JSONParseError } from "@ai-sdk/provider";
 import { z } from "zod";
-import type { ChunkResult } from "./sse_parts.ts";
+import { chunkParser } from "./openai_wire.ts";
 
 const nullishNumber = z.number().nullish();
 
@@ -68,9 +66,6 @@ const errorObject = z.object({
 /** A checked event: a chunk of the answer, or an error the server streamed. */
 export type CompatibleChunk = z.infer<typeof chunkObject> | z.infer<typeof errorObject>;
 
-/** Built on first use: building a zod schema costs start-up time a run may never need. */
-let schema: ReturnType<typeof zodSchema<CompatibleChunk>> | undefined;
-
 type Rec = Record<string, unknown>;
 const isRec = (v: unknown): v is Rec => typeof v === "object" && v !== null && !Array.isArray(v);
 const str = (v: unknown) => v == null || typeof v === "string";
@@ -114,17 +109,7 @@ export function plainCompatibleChunk(value: unknown): CompatibleChunk | undefine
  * Parses and checks one event's data, as `safeParseJSON({ text, schema })` does: at once for the
  * common shape, through zod (a promise) for the rest.
  */
-export function parseCompatibleChunk(
-  text: string,
-): ChunkResult<CompatibleChunk> | Promise<ChunkResult<CompatibleChunk>> {
-  let value: unknown;
-  try {
-    value = secureJsonParse(text);
-  } catch (cause) {
-    return { success: false, error: new JSONParseError({ text, cause }) };
-  }
-  const plain = plainCompatibleChunk(value);
-  if (plain) return { success: true, value: plain };
-  schema ??= zodSchema(z.union([chunkObject, errorObject]));
-  return safeValidateTypes({ value, schema });
-}
+export const parseCompatibleChunk = chunkParser<CompatibleChunk>(
+  plainCompatibleChunk,
+  () => z.union([chunkObject, errorObject]),
+);

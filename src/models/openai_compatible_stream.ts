@@ -11,14 +11,10 @@
  * recorded OpenAI-wire streams of tests/models/replay/fixtures/openai/.
  */
 import { InvalidResponseDataError, type LanguageModelV4StreamPart } from "@ai-sdk/provider";
-import {
-  createLanguageModelResponseMetadata,
-  createNullLanguageModelUsage,
-  generateId,
-  StreamingToolCallTracker,
-} from "@ai-sdk/provider-utils";
+import { generateId, StreamingToolCallTracker } from "@ai-sdk/provider-utils";
 import type { BodyReader } from "./observed_fetch.ts";
 import { type CompatibleChunk, parseCompatibleChunk } from "./openai_compatible_chunk.ts";
+import { finishReason, responseMetadata, usage } from "./openai_wire.ts";
 import {
   type ChatRequestInfo,
   type ChunkResult,
@@ -34,44 +30,6 @@ type Chunk = Extract<CompatibleChunk, { choices: unknown }>;
 type Usage = NonNullable<Chunk["usage"]>;
 type Delta = NonNullable<Chunk["choices"][number]["delta"]>;
 type ToolCallDelta = NonNullable<Delta["tool_calls"]>[number];
-
-function mapFinishReason(finishReason: string, hasRefusal: boolean): string {
-  switch (finishReason) {
-    case "stop":
-      return hasRefusal ? "content-filter" : "stop";
-    case "length":
-      return "length";
-    case "content_filter":
-      return "content-filter";
-    case "function_call":
-    case "tool_calls":
-      return "tool-calls";
-    default:
-      return "other";
-  }
-}
-
-function convertUsage(usage: Usage | undefined) {
-  if (usage == null) return createNullLanguageModelUsage();
-  const promptTokens = usage.prompt_tokens ?? 0;
-  const completionTokens = usage.completion_tokens ?? 0;
-  const cacheReadTokens = usage.prompt_tokens_details?.cached_tokens ?? 0;
-  const reasoningTokens = usage.completion_tokens_details?.reasoning_tokens ?? 0;
-  return {
-    inputTokens: {
-      total: promptTokens,
-      noCache: promptTokens - cacheReadTokens,
-      cacheRead: cacheReadTokens,
-      cacheWrite: undefined,
-    },
-    outputTokens: {
-      total: completionTokens,
-      text: Math.max(0, completionTokens - reasoningTokens),
-      reasoning: reasoningTokens,
-    },
-    raw: usage,
-  };
-}
 
 /** The text and reasoning of a delta's `content`: a string, or content parts. */
 function contentParts(content: Delta["content"]): { type: "text" | "reasoning"; text: string }[] {
@@ -212,14 +170,10 @@ class CompatibleTransform implements PartTransform<CompatibleChunk> {
     }
     const value = chunk.value;
     if (!this.#metadataExtracted) {
-      const metadata = createLanguageModelResponseMetadata({
-        id: value.id ?? undefined,
-        model: value.model ?? undefined,
-        created: value.created || undefined,
-      });
-      if (Object.values(metadata).some(Boolean)) {
+      const part = responseMetadata(value);
+      if (part) {
         this.#metadataExtracted = true;
-        out.push({ type: "response-metadata", ...metadata });
+        out.push(part);
       }
     }
     if (value.usage != null) this.#usage = value.usage;
@@ -262,7 +216,7 @@ class CompatibleTransform implements PartTransform<CompatibleChunk> {
     this.#tools.flush();
     if (this.#rawFinishReason != null) {
       this.#finishReason = {
-        unified: mapFinishReason(this.#rawFinishReason, this.#hasRefusal),
+        unified: finishReason(this.#rawFinishReason, this.#hasRefusal),
         raw: this.#rawFinishReason,
       };
     }
@@ -287,7 +241,7 @@ class CompatibleTransform implements PartTransform<CompatibleChunk> {
     out.push({
       type: "finish",
       finishReason: this.#finishReason,
-      usage: convertUsage(this.#usage),
+      usage: usage(this.#usage),
       providerMetadata: { [this.#key]: metadata },
     } as Part);
   }
