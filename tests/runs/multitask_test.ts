@@ -70,6 +70,31 @@ async function busySession(t: TestServer, session: string, ms = 60) {
   return first;
 }
 
+/**
+ * Interrupts the busy `first` run of `session` with a new message, reads the new run to its end,
+ * and checks what the session then holds: `first`'s partial turn, then the new run's (nothing of
+ * runs that were queued).
+ */
+async function interruptWith(t: TestServer, session: string, first: { run_id: string }) {
+  const res = await t.fetch("/v1/runs", {
+    method: "POST",
+    json: { session_id: session, messages: [userText("instead")], multitask_strategy: "interrupt" },
+  });
+  assert.equal(res.status, 200);
+  const events = await readEvents(res);
+  assert.equal(events.at(-1)?.status, "completed");
+  assert.equal((await getRun(t, first.run_id)).status, "cancelled");
+  const messages = await conversation(t, session);
+  const next = res.headers.get("x-run-id");
+  assert.deepEqual(messages.map((m) => [m.role, m.run_id]), [
+    ["user", first.run_id],
+    ["assistant", first.run_id],
+    ["user", next],
+    ["assistant", next],
+  ]);
+  assert.ok(LONG.startsWith(textOf(messages[1])) && textOf(messages[1]).length > 0);
+}
+
 Deno.test("sessionBusy knows the start's refusal", () => {
   assert.ok(sessionBusy(runServiceErrors.sessionBusy("s")));
   assert.ok(!sessionBusy(runServiceErrors.runNotFound("r")));
@@ -174,27 +199,8 @@ for (const store of storeKinds) {
   Deno.test(`multitask (${store}): interrupt cancels the run, keeping its progress`, async () => {
     await using t = await startTestServer({ store });
     const first = await busySession(t, "mt-interrupt");
-    const res = await t.fetch("/v1/runs", {
-      method: "POST",
-      json: {
-        session_id: "mt-interrupt",
-        messages: [userText("instead")],
-        multitask_strategy: "interrupt",
-      },
-    });
-    assert.equal(res.status, 200);
-    const events = await readEvents(res);
-    assert.equal(events.at(-1)?.status, "completed");
-    assert.equal((await getRun(t, first.run_id)).status, "cancelled");
-    const messages = await conversation(t, "mt-interrupt");
     // The first run's input and its partial answer stay, then the new run's turn.
-    assert.deepEqual(messages.map((m) => [m.role, m.run_id]), [
-      ["user", first.run_id],
-      ["assistant", first.run_id],
-      ["user", res.headers.get("x-run-id")],
-      ["assistant", res.headers.get("x-run-id")],
-    ]);
-    assert.ok(LONG.startsWith(textOf(messages[1])) && textOf(messages[1]).length > 0);
+    await interruptWith(t, "mt-interrupt", first);
   });
 
   Deno.test(`multitask (${store}): interrupt cancels the runs queued behind the run too`, async () => {
@@ -212,27 +218,8 @@ for (const store of storeKinds) {
     }
     for (const run of queued) assert.equal(run.status, "queued");
     // The run and the three queued behind it make way together.
-    const res = await t.fetch("/v1/runs", {
-      method: "POST",
-      json: {
-        session_id: "mt-interrupt-queued",
-        messages: [userText("instead")],
-        multitask_strategy: "interrupt",
-      },
-    });
-    assert.equal(res.status, 200);
-    const events = await readEvents(res);
-    assert.equal(events.at(-1)?.status, "completed");
-    assert.equal((await getRun(t, first.run_id)).status, "cancelled");
+    await interruptWith(t, "mt-interrupt-queued", first);
     for (const run of queued) assert.equal((await getRun(t, run.run_id)).status, "cancelled");
-    const messages = await conversation(t, "mt-interrupt-queued");
-    // The first run's partial turn, then the new run's: nothing of the queued runs.
-    assert.deepEqual(messages.map((m) => [m.role, m.run_id]), [
-      ["user", first.run_id],
-      ["assistant", first.run_id],
-      ["user", res.headers.get("x-run-id")],
-      ["assistant", res.headers.get("x-run-id")],
-    ]);
   });
 
   Deno.test(`multitask (${store}): rollback cancels the run and removes its messages`, async () => {
