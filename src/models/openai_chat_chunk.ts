@@ -10,7 +10,7 @@
  * (unknown keys dropped where the value is kept); anything else goes through zod.
  */
 import { z } from "zod";
-import { chunkParser } from "./openai_wire.ts";
+import { chunkParser, isRec, type Rec, type WireError, wireError } from "./openai_wire.ts";
 
 const tokenLogprobs = z.array(z.object({
   token: z.string(),
@@ -63,20 +63,9 @@ const chunkObject = z.object({
   }).nullish(),
 });
 
-const errorObject = z.object({
-  error: z.object({
-    message: z.string(),
-    type: z.string().nullish(),
-    param: z.any().nullish(),
-    code: z.union([z.string(), z.number()]).nullish(),
-  }),
-});
-
 /** A checked event: a chunk of the answer, or an error the provider streamed. */
-export type ChatChunk = z.infer<typeof chunkObject> | z.infer<typeof errorObject>;
+export type ChatChunk = z.infer<typeof chunkObject> | WireError;
 
-type Rec = Record<string, unknown>;
-const isRec = (v: unknown): v is Rec => typeof v === "object" && v !== null && !Array.isArray(v);
 /** Null, absent, or of `type` (a finite number: zod refuses the Infinity a JSON `1e999` gives). */
 const nullish = (v: unknown, type: "string" | "number") =>
   v == null || (type === "number" ? Number.isFinite(v) : typeof v === type);
@@ -160,5 +149,5 @@ export function plainChunk(value: unknown): ChatChunk | undefined {
  */
 export const parseChatChunk = chunkParser<ChatChunk>(
   plainChunk,
-  () => z.union([chunkObject, errorObject]),
+  () => z.union([chunkObject, wireError]),
 );

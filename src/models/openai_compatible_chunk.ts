@@ -11,7 +11,7 @@
  * check leaves unchecked. Anything else goes through zod.
  */
 import { z } from "zod";
-import { chunkParser } from "./openai_wire.ts";
+import { chunkParser, isRec, type Rec, type WireError, wireError } from "./openai_wire.ts";
 
 const nullishNumber = z.number().nullish();
 
@@ -54,20 +54,9 @@ const chunkObject = z.looseObject({
   usage: usageObject,
 });
 
-const errorObject = z.object({
-  error: z.object({
-    message: z.string(),
-    type: z.string().nullish(),
-    param: z.any().nullish(),
-    code: z.union([z.string(), z.number()]).nullish(),
-  }),
-});
-
 /** A checked event: a chunk of the answer, or an error the server streamed. */
-export type CompatibleChunk = z.infer<typeof chunkObject> | z.infer<typeof errorObject>;
+export type CompatibleChunk = z.infer<typeof chunkObject> | WireError;
 
-type Rec = Record<string, unknown>;
-const isRec = (v: unknown): v is Rec => typeof v === "object" && v !== null && !Array.isArray(v);
 const str = (v: unknown) => v == null || typeof v === "string";
 const num = (v: unknown) => v == null || Number.isFinite(v);
 
@@ -111,5 +100,5 @@ export function plainCompatibleChunk(value: unknown): CompatibleChunk | undefine
  */
 export const parseCompatibleChunk = chunkParser<CompatibleChunk>(
   plainCompatibleChunk,
-  () => z.union([chunkObject, errorObject]),
+  () => z.union([chunkObject, wireError]),
 );

@@ -15,10 +15,31 @@ import {
   secureJsonParse,
   zodSchema,
 } from "@ai-sdk/provider-utils";
-import type { ZodType } from "zod";
+import { z, type ZodType } from "zod";
 import type { ChunkResult } from "./sse_parts.ts";
 
 type Part = LanguageModelV4StreamPart;
+
+/** An error event, as both providers' schemas check it (`openaiErrorDataSchema`, and the default
+ * error structure of openai-compatible). */
+export const wireError = z.object({
+  error: z.object({
+    message: z.string(),
+    type: z.string().nullish(),
+    param: z.any().nullish(),
+    code: z.union([z.string(), z.number()]).nullish(),
+  }),
+});
+
+/** An error event, checked. */
+export type WireError = z.infer<typeof wireError>;
+
+/** A JSON object (not an array). */
+export type Rec = Record<string, unknown>;
+
+/** Whether `v` is a JSON object (not an array, not null). */
+export const isRec = (v: unknown): v is Rec =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
 
 /**
  * The parser of a wire's events, as `safeParseJSON({ text, schema })` parses them: the same JSON
