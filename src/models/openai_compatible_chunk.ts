@@ -11,7 +11,7 @@
  * check leaves unchecked. Anything else goes through zod.
  */
 import { z } from "zod";
-import { chunkParser, isRec, type Rec, type WireError, wireError } from "./openai_wire.ts";
+import { chunkParser, isRec, type WireError, wireError } from "./openai_wire.ts";
 
 const nullishNumber = z.number().nullish();
 
