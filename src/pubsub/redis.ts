@@ -286,7 +286,10 @@ class RedisPubSub implements PubSub {
     await client.connect();
     if (this.#scripting) {
       // Refused (scripts renamed away or denied): appends find out on their own and fall back.
-      await client.sendCommand(["SCRIPT", "LOAD", APPEND_SCRIPT]).then(
+      await withTimeout(
+        client.sendCommand(["SCRIPT", "LOAD", APPEND_SCRIPT]),
+        this.#s.connectTimeoutMs,
+      ).then(
         () => this.#byShaOn = client,
         () => {},
       );
