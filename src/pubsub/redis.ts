@@ -9,7 +9,6 @@
  * `transport_lost` tells their clients to reattach instead. The next `subscribe()` opens a new
  * connection; the next `publish()` after a short backoff reconnects the publisher.
  */
-import { createHash } from "node:crypto";
 import { ErrorReply } from "redis";
 import type { HistoryPage, PubSub, Subscription } from "./types.ts";
 import { assertCapacity, BufferedSubscription } from "./subscription.ts";
@@ -23,6 +22,7 @@ import {
   withTimeout,
 } from "./redis_connection.ts";
 import { SubscriberConnection } from "./redis_subscriber.ts";
+import { APPEND_SCRIPT, APPEND_SHA, oneByOne, type Pending, scriptArgs } from "./redis_append.ts";
 import { entryId, historyKey, OpenHistories, seqOf } from "./stream_history.ts";
 
 /** Settings of the Redis transport. */
@@ -44,31 +44,6 @@ export interface RedisPubSubOptions {
   /** The history `append` keeps: a Redis Stream per channel, so every replica can replay. */
   history?: HistorySettings;
 }
-
-/**
- * An append in one command instead of an `XADD` per event, a `PEXPIRE` and a `PUBLISH` (each a
- * command node-redis encodes, sends and answers: most of the transport's CPU per run). KEYS[1]
- * is the history stream; ARGV: the trim bound, the channel, the live message, the TTL to set in
- * ms (0: none), then each entry's id and message. A failed `XADD` (an id at or below the
- * stream's newest) does not stop the others or the publish, as when they were separate
- * commands; it is answered instead of `OK`, and the append reported as dropped.
- */
-const APPEND_SCRIPT = `local failed = nil
-for i = 5, #ARGV, 2 do
-  local added = redis.pcall('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], ARGV[i], 'm', ARGV[i + 1])
-  if type(added) == 'table' and added.err and not failed then failed = added.err end
-end
-if ARGV[4] ~= '0' then redis.call('PEXPIRE', KEYS[1], ARGV[4]) end
-redis.call('PUBLISH', ARGV[2], ARGV[3])
-if failed then return 'XADD failed: ' .. failed end
-return 'OK'`;
-
-/**
- * The script's SHA1, what `EVALSHA` names it by: loaded (`SCRIPT LOAD`) as the publisher connects,
- * so an append sends ~60 bytes of script reference instead of the script's ~500, which Redis would
- * parse and hash again on every `EVAL`.
- */
-const APPEND_SHA = createHash("sha1").update(APPEND_SCRIPT).digest("hex");
 
 /** How Redis refuses a script it will not run at all (EVAL renamed away, or denied by an ACL). */
 const SCRIPTING_REFUSED = /unknown command|NOPERM/i;
@@ -112,6 +87,8 @@ class RedisPubSub implements PubSub {
   #scripting = true;
   /** The publisher connection the script was loaded on, which names it by its SHA. */
   #byShaOn: Client | undefined;
+  /** The appends of this turn, sent together at its end (`#flushBatch`). */
+  #batch: Pending[] | undefined;
   /** When each open history's TTL was last refreshed. */
   readonly #histories = new OpenHistories();
 
@@ -137,49 +114,65 @@ class RedisPubSub implements PubSub {
 
   append(channel: string, entries: Retained[], message: string): Promise<void> {
     const name = `${this.#s.prefix}:${channel}`;
-    const { retention, maxEvents } = this.#s.history;
+    const { retention } = this.#s.history;
     if (retention === 0) return this.publish(channel, message);
     const key = historyKey(name);
     const ttl = this.#histories.ttlDue(key, retention);
-    const commands = (client: Client): Promise<unknown>[] => {
-      // One connection, so Redis runs them in this order: the entries exist before the publish.
-      const sent: Promise<unknown>[] = entries.map((entry) =>
-        client.xAdd(key, entryId(entry.seq), { m: entry.message }, {
-          TRIM: { strategy: "MAXLEN", strategyModifier: "~", threshold: maxEvents },
-        })
-      );
-      if (ttl > 0) sent.push(client.pExpire(key, ttl));
-      sent.push(client.publish(name, message));
-      return sent;
-    };
-    if (!this.#scripting) return this.#send(name, commands);
-    const args = [String(maxEvents), name, message, String(ttl)];
-    for (const entry of entries) args.push(entryId(entry.seq), entry.message);
+    const { promise, resolve } = Promise.withResolvers<void>();
+    if (!this.#batch) {
+      this.#batch = [];
+      queueMicrotask(() => this.#flushBatch());
+    }
+    this.#batch.push({ name, key, entries, message, ttl, done: resolve });
+    return promise;
+  }
+
+  /**
+   * Sends the turn's appends (see `APPEND_SCRIPT`). Every other command on the publisher flushes
+   * them first, so Redis still runs everything in the order it was asked for.
+   */
+  #flushBatch(): void {
+    const batch = this.#batch;
+    this.#batch = undefined;
+    if (!batch || batch.length === 0) return;
+    void this.#sendBatch(batch).finally(() => {
+      for (const item of batch) item.done();
+    });
+  }
+
+  /** Each append's answer: `OK`, or why it was dropped. */
+  #script(client: Client, batch: Pending[]): Promise<string[]> {
+    const args = scriptArgs(batch, this.#s.history.maxEvents);
     // By its SHA (loaded as the connection opened); after a `SCRIPT FLUSH` Redis answers
     // NOSCRIPT, and this connection sends the script itself from then on.
-    const script = (client: Client) =>
-      this.#byShaOn === client
-        ? client.sendCommand(["EVALSHA", APPEND_SHA, "1", key, ...args]).catch((err: unknown) => {
-          if (!(err instanceof ErrorReply && /NOSCRIPT/.test(err.message))) throw err;
-          if (this.#byShaOn === client) this.#byShaOn = undefined;
-          return client.sendCommand(["EVAL", APPEND_SCRIPT, "1", key, ...args]);
-        })
-        : client.sendCommand(["EVAL", APPEND_SCRIPT, "1", key, ...args]);
-    return this.#send(name, (client) => [
-      script(client).then(
-        (reply) => {
-          if (String(reply) !== "OK") throw new Error(String(reply));
-        },
-        (err: unknown) => {
-          // Redis refused the script, or it stopped on an error: the commands one by one, so
-          // what they would do without a script still happens (the publish above all). A Redis
-          // that runs no scripts at all gets the commands from now on.
-          if (!(err instanceof ErrorReply)) throw err;
-          if (SCRIPTING_REFUSED.test(err.message)) this.#scripting = false;
-          return Promise.all(commands(client));
-        },
-      ),
-    ]);
+    const sent = this.#byShaOn === client
+      ? client.sendCommand(["EVALSHA", APPEND_SHA, ...args]).catch((err: unknown) => {
+        if (!(err instanceof ErrorReply && /NOSCRIPT/.test(err.message))) throw err;
+        if (this.#byShaOn === client) this.#byShaOn = undefined;
+        return client.sendCommand(["EVAL", APPEND_SCRIPT, ...args]);
+      })
+      : client.sendCommand(["EVAL", APPEND_SCRIPT, ...args]);
+    return sent.then(
+      (reply) => (Array.isArray(reply) ? reply : [reply]).map(String),
+      async (err: unknown) => {
+        // Redis refused the script, or it stopped on an error: the commands one by one, so
+        // what they would do without a script still happens (the publish above all). A Redis
+        // that runs no scripts at all gets the commands from now on.
+        if (!(err instanceof ErrorReply)) throw err;
+        if (SCRIPTING_REFUSED.test(err.message)) this.#scripting = false;
+        return await oneByOne(client, batch, this.#s.history.maxEvents);
+      },
+    );
+  }
+
+  /** Sends a turn's appends (see `#sendVia`). */
+  #sendBatch(batch: Pending[]): Promise<void> {
+    const maxEvents = this.#s.history.maxEvents;
+    return this.#sendVia(
+      batch.map((item) => item.name),
+      (client) =>
+        this.#scripting ? this.#script(client, batch) : oneByOne(client, batch, maxEvents),
+    );
   }
 
   seal(channel: string): Promise<void> {
@@ -192,6 +185,7 @@ class RedisPubSub implements PubSub {
 
   async history(channel: string, after: number): Promise<HistoryPage | null> {
     if (this.#s.history.retention === 0) return null;
+    this.#flushBatch();
     const key = historyKey(`${this.#s.prefix}:${channel}`);
     const client = this.#closed ? undefined : this.#publisher ?? await this.#reconnectPublisher();
     if (!client) {
@@ -219,17 +213,30 @@ class RedisPubSub implements PubSub {
     }
   }
 
+  /** Sends the commands `build` makes, after this turn's appends (see `#sendVia`). */
+  #send(name: string, build: (client: Client) => Promise<unknown>[]): Promise<void> {
+    this.#flushBatch();
+    return this.#sendVia([name], (client) => Promise.all(build(client)).then(() => ["OK"]));
+  }
+
   /**
-   * Sends the commands `build` makes on the publisher connection and waits for their replies at
-   * most `publishTimeoutMs`; a failure drops the message (reported, never thrown).
+   * Sends what `send` makes on the publisher connection and waits for its answers (one per
+   * channel of `names`: `OK`, or why it failed) at most `publishTimeoutMs`; a failure drops the
+   * message (reported, never thrown).
    */
-  async #send(name: string, build: (client: Client) => Promise<unknown>[]): Promise<void> {
-    if (this.#closed) return this.#drop(name, "publish after close");
+  async #sendVia(names: string[], send: (client: Client) => Promise<string[]>): Promise<void> {
+    const dropAll = (why: string, cause?: unknown) => {
+      for (const name of names) this.#drop(name, why, cause);
+    };
+    if (this.#closed) return dropAll("publish after close");
     const client = this.#publisher ?? await this.#reconnectPublisher();
-    if (!client) return this.#drop(name, "Redis is unavailable");
-    const sent = Promise.all(build(client));
+    if (!client) return dropAll("Redis is unavailable");
+    const sent = send(client);
     try {
-      await withTimeout(sent, this.#s.publishTimeoutMs);
+      const answers = await withTimeout(sent, this.#s.publishTimeoutMs);
+      answers.forEach((answer, i) => {
+        if (answer !== "OK") this.#drop(names[i], answer);
+      });
     } catch (err) {
       if (err instanceof TimeoutError) {
         // A PUBLISH that got no reply in time means a stalled link; waiting for TCP to notice
@@ -237,7 +244,7 @@ class RedisPubSub implements PubSub {
         sent.catch(() => {});
         this.#publisherLost(client, err);
       }
-      this.#drop(name, messageOf(err), err);
+      dropAll(messageOf(err), err);
     }
   }
 
@@ -258,6 +265,8 @@ class RedisPubSub implements PubSub {
 
   async close(): Promise<void> {
     if (this.#closed) return;
+    // This turn's appends go out before the publisher closes.
+    this.#flushBatch();
     this.#closed = true;
     this.#subscriber?.shutdown();
     this.#subscriber = undefined;

@@ -227,7 +227,8 @@ Deno.test({
 });
 
 Deno.test({
-  name: "pubsub redis: appends go by the script's SHA, and on after a SCRIPT FLUSH",
+  name:
+    "pubsub redis: a turn's appends go as one call of the script by its SHA, and on after a SCRIPT FLUSH",
   ignore,
   async fn() {
     const server = await startRedisServer();
@@ -248,6 +249,23 @@ Deno.test({
       const stats = await probe.sendCommand(["INFO", "commandstats"]) as string;
       assert.match(stats, /cmdstat_evalsha:calls=1,/);
       assert.doesNotMatch(stats, /cmdstat_eval:/);
+      // The appends of one turn go out as one command, before a publish asked for after them.
+      const other = await ps.subscribe("run:s2");
+      const turn = [
+        ps.append("run:s2", [{ seq: 1, message: "x" }], "x"),
+        ps.append("run:s3", [{ seq: 1, message: "y" }], "y"),
+        ps.append("run:s2", [{ seq: 2, message: "z" }], "z"),
+        ps.publish("run:s2", "after"),
+      ];
+      await Promise.all(turn);
+      assert.deepEqual(await take(other, 3), ["x", "z", "after"]);
+      const batched = await probe.sendCommand(["INFO", "commandstats"]) as string;
+      assert.match(batched, /cmdstat_evalsha:calls=2,/);
+      assert.deepEqual(
+        (await ps.history("run:s2", 0))?.entries.map((e) => e.message),
+        ["x", "z"],
+      );
+      other.close();
       await probe.sendCommand(["SCRIPT", "FLUSH"]);
       await ps.append("run:s1", [{ seq: 2, message: "b" }], "b");
       await ps.append("run:s1", [{ seq: 3, message: "c" }], "c");
