@@ -60,6 +60,14 @@ export async function spawnServer(
   };
 }
 
+/** A loopback port free now (the OS picks it; it is closed again at once). */
+export function freePort(): number {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const { port } = listener.addr as Deno.NetAddr;
+  listener.close();
+  return port;
+}
+
 /** A process's resident set size in bytes (Linux). */
 export async function rssBytes(pid: number): Promise<number> {
   const status = await Deno.readTextFile(`/proc/${pid}/status`);

@@ -13,6 +13,7 @@
  * Flags: --runs N (default 5), --targets a,b (default all). Reports median [min–max].
  */
 import { parseArgs } from "node:util";
+import { freePort } from "./_process.ts";
 
 const { values: flags } = parseArgs({
   args: Deno.args,
@@ -52,13 +53,6 @@ function fakeOpenAi(): Deno.HttpServer<Deno.NetAddr> {
     });
     return new Response(body, { headers: { "content-type": "text/event-stream" } });
   });
-}
-
-function freePort(): number {
-  const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = (l.addr as Deno.NetAddr).port;
-  l.close();
-  return port;
 }
 
 function cpuMs(pid: number): number {

@@ -14,6 +14,7 @@
  */
 import { parseArgs } from "node:util";
 import { DatabaseSync } from "node:sqlite";
+import { freePort } from "./_process.ts";
 
 const { values: flags } = parseArgs({
   args: Deno.args,
@@ -98,13 +99,6 @@ function layers(profile: Profile): Map<string, number> {
     if (layer) out.set(layer, (out.get(layer) ?? 0) + profile.timeDeltas[i]);
   });
   return out;
-}
-
-function freePort(): number {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const { port } = listener.addr as Deno.NetAddr;
-  listener.close();
-  return port;
 }
 
 async function waitHttp(url: string): Promise<void> {
