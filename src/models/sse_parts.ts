@@ -52,17 +52,16 @@ export interface PartTransform<T> {
 }
 
 /**
- * Reads `body` as parts: what `transform` pushes into `out` (its first parts, such as
+ * Reads `body` as parts: what `transform` pushes into `queue` (its first parts, such as
  * `stream-start`, already there), event by event, then at the body's end.
  */
 export function sseParts<T>(
   body: BodyReader,
   parse: (text: string) => ChunkResult<T> | Promise<ChunkResult<T>>,
-  out: Part[],
+  queue: Part[],
   transform: PartTransform<T>,
   request: ChatRequestInfo,
 ): PartReader {
-  const queue = out;
   let head = 0;
   const pending: string[] = [];
   const parser: EventSourceParser = createParser({
@@ -95,8 +94,8 @@ export function sseParts<T>(
     return undefined;
   }
 
+  /** `next`, remembering a failure for every later read (`read` checks it first). */
   async function fill(): Promise<ReadableStreamReadResult<Part>> {
-    if (failure) throw failure.error;
     try {
       return await next();
     } catch (error) {
