@@ -9,7 +9,7 @@ import { createLogger, redact, withLogContext, withSecrets } from "../src/log.ts
 import { REDACTED, secretValues } from "../src/secrets.ts";
 import { parseConfig } from "../src/config/load.ts";
 import { startServer } from "../src/server.ts";
-import { eventually, readEvents, readSse, startTestServer } from "./_kit/mod.ts";
+import { eventually, pacedModel, readEvents, readSse, startTestServer } from "./_kit/mod.ts";
 
 type Line = Record<string, unknown>;
 
@@ -38,7 +38,7 @@ function runBody(text: string, extra: Record<string, unknown> = {}) {
   return { messages: [{ role: "user", content: [{ type: "text", value: text }] }], ...extra };
 }
 
-const SLOW = { model: { override: { inference_params: { provider_params: { delay_ms: 300 } } } } };
+const SLOW = { model: pacedModel(300) };
 
 Deno.test("redact hides secrets by field name, inside URLs and headers, and by value", () => {
   const out = redact({

@@ -10,6 +10,7 @@ import { Role } from "@a2a-js/sdk";
 import { ClientFactory, JsonRpcTransportFactory } from "@a2a-js/sdk/client";
 import {
   dropSchema,
+  pacedModel,
   readSse,
   skipNotice,
   slowTest,
@@ -22,7 +23,7 @@ import {
 
 const WORDS = Array.from({ length: 20 }, (_, i) => `w${i}`).join(" ");
 const slow = (delay_ms: number) => ({
-  model: { override: { inference_params: { provider_params: { delay_ms } } } },
+  model: pacedModel(delay_ms),
 });
 
 slowTest({

@@ -34,4 +34,4 @@ export {
   type ServerProcessOptions,
   startServerProcess,
 } from "./process.ts";
-export { userText } from "./messages.ts";
+export { pacedModel, userText } from "./messages.ts";

@@ -12,16 +12,11 @@ import {
   type RunRequest,
 } from "../../client/mod.ts";
 import { errors } from "../../src/errors.ts";
-import { eventually, startTestServer, type TestServer } from "../_kit/mod.ts";
+import { eventually, pacedModel, startTestServer, type TestServer } from "../_kit/mod.ts";
 
 const say = (text: string): RunRequest["messages"] => [
   { role: "user", content: [{ type: "text", value: text }] },
 ];
-
-/** A model that waits `ms` between words, so a run can be cut or cancelled mid-answer. */
-const slow = (ms: number): RunRequest["model"] => ({
-  override: { inference_params: { provider_params: { delay_ms: ms } } },
-});
 
 function clientOf(t: TestServer, options: { fetch?: typeof fetch; tenant?: string } = {}) {
   return new AgentdClient({ baseUrl: t.url, ...options });
@@ -135,7 +130,7 @@ Deno.test("client: a run's typed events; detached runs; list, read and cancel", 
 
   const started = await agentd.runs.start({
     session_id: "r-1",
-    model: slow(200),
+    model: pacedModel(200),
     messages: say("one two three four five six seven eight"),
   });
   await eventually(async () => (await agentd.runs.get(started.run_id)).status === "running");
@@ -157,7 +152,7 @@ Deno.test("client: a stream whose connection drops resumes by cursor, each event
   const agentd = clientOf(t, { fetch: cutting });
   const stream = agentd.runs.stream({
     session_id: "d-1",
-    model: slow(20),
+    model: pacedModel(20),
     messages: say("a b c d e f g h i j k l"),
   }, { reconnect: { delayMs: 10 } });
   const got: RunEvent[] = [];

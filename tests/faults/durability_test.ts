@@ -7,7 +7,7 @@
  * between a commit and the crash: a commit that did not wait for the flush would be lost.
  */
 import assert from "node:assert/strict";
-import { readSse, slowTest, startServerProcess, tempDir } from "../_kit/mod.ts";
+import { pacedModel, readSse, slowTest, startServerProcess, tempDir } from "../_kit/mod.ts";
 import { connect, faultServices, startPostgres } from "./services.ts";
 
 const enabled = faultServices("the durability fault test", { redis: false });
@@ -45,7 +45,7 @@ slowTest({
       headers: { "content-type": "application/json" },
       body: JSON.stringify({
         run_id,
-        model: { override: { inference_params: { provider_params: { delay_ms: 1_000 } } } },
+        model: pacedModel(1_000),
         messages: [{ role: "user", content: [{ type: "text", value: text }] }],
       }),
     });

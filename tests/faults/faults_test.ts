@@ -15,7 +15,7 @@
  * cancellation watch), and prints the measured times.
  */
 import assert from "node:assert/strict";
-import { eventually, readSse, slowTest, startServerProcess } from "../_kit/mod.ts";
+import { eventually, pacedModel, readSse, slowTest, startServerProcess } from "../_kit/mod.ts";
 import { startReplicas } from "./replicas.ts";
 import { faultServices, startPostgres, startRedis } from "./services.ts";
 
@@ -57,7 +57,7 @@ const words = (n: number) => Array.from({ length: n }, (_, i) => `w${i}`).join("
 /** A run request whose echo answer streams `n` words, one every `ms`. */
 const slowRun = (run_id: string, n: number, ms: number) => ({
   run_id,
-  model: { override: { inference_params: { provider_params: { delay_ms: ms } } } },
+  model: pacedModel(ms),
   messages: [{ role: "user", content: [{ type: "text", value: words(n) }] }],
 });
 

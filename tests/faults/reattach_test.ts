@@ -14,6 +14,7 @@
 import assert from "node:assert/strict";
 import {
   eventually,
+  pacedModel,
   readSse,
   slowTest,
   type SseEvent,
@@ -69,7 +70,7 @@ slowTest({
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({
-        model: { override: { inference_params: { provider_params: { delay_ms: PACE } } } },
+        model: pacedModel(PACE),
         messages: [{ role: "user", content: [{ type: "text", value: words }] }],
       }),
     });

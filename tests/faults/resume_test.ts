@@ -14,7 +14,14 @@
  * (SIGKILL during a model step, with a client re-attached by cursor: reattach_test.ts.)
  */
 import assert from "node:assert/strict";
-import { eventually, readSse, slowTest, startServerProcess, tempDir } from "../_kit/mod.ts";
+import {
+  eventually,
+  pacedModel,
+  readSse,
+  slowTest,
+  startServerProcess,
+  tempDir,
+} from "../_kit/mod.ts";
 import { startReplicas } from "./replicas.ts";
 import { connect, faultServices, startPostgres, startRedis } from "./services.ts";
 
@@ -93,7 +100,7 @@ slowTest({
       body: JSON.stringify({
         ...body,
         run_id,
-        model: { override: { inference_params: { provider_params: { delay_ms: delayMs } } } },
+        model: pacedModel(delayMs),
         messages: [{ role: "user", content: [{ type: "text", value: text }] }],
       }),
     });
@@ -324,7 +331,7 @@ slowTest({
       body: JSON.stringify({
         run_id: "crashed",
         session_id: "s-crashed",
-        model: { override: { inference_params: { provider_params: { delay_ms: 50 } } } },
+        model: pacedModel(50),
         messages: [{ role: "user", content: [{ type: "text", value: words }] }],
       }),
     });

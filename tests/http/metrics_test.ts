@@ -8,6 +8,7 @@
 import assert from "node:assert/strict";
 import {
   eventually,
+  pacedModel,
   readEvents,
   readSse,
   startTestServer,
@@ -290,7 +291,7 @@ for (const kind of storeKinds) {
     await tt.step("open streams by kind, and runs by other statuses", async () => {
       const slow = {
         ...userText("one two three four five six seven eight nine ten"),
-        model: { override: { inference_params: { provider_params: { delay_ms: 200 } } } },
+        model: pacedModel(200),
       };
       const res = await t.fetch("/v1/runs", { method: "POST", json: slow });
       const frames = readSse(res);

@@ -9,6 +9,7 @@ import assert from "node:assert/strict";
 import { HttpAgent } from "@ag-ui/client";
 import {
   eventually,
+  pacedModel,
   readSse,
   startTestServer,
   storeKinds,
@@ -18,7 +19,7 @@ import {
 import { checkStream } from "../protocols/ag_ui/helpers.ts";
 
 const delay = (ms: number) => ({
-  model: { override: { inference_params: { provider_params: { delay_ms: ms } } } },
+  model: pacedModel(ms),
 });
 const manifest = {
   runtime: { runs: { max_concurrent: 1 } },

@@ -8,6 +8,7 @@ import type { Message } from "../../src/api/schemas.ts";
 import {
   dropSchema,
   eventually,
+  pacedModel,
   readSse,
   skipNotice,
   slowTest,
@@ -22,7 +23,7 @@ const enabled = Boolean(testPostgresUrl && testRedisUrl);
 if (!enabled) skipNotice("the multitask replica suite", "the PostgreSQL and Redis URLs");
 
 const LONG = Array.from({ length: 20 }, (_, i) => `w${i + 1}`).join(" ");
-const paced = { override: { inference_params: { provider_params: { delay_ms: 60 } } } };
+const paced = pacedModel(60);
 
 async function post(url: string, body: unknown): Promise<Record<string, unknown>> {
   const res = await fetch(`${url}/v1/runs/start`, {

@@ -15,6 +15,7 @@ import { runServiceErrors } from "../../src/runs/errors.ts";
 import {
   assertError,
   eventually,
+  pacedModel,
   readEvents,
   readSse,
   startTestServer,
@@ -23,9 +24,6 @@ import {
   userText,
 } from "../_kit/mod.ts";
 
-const paced = (ms: number) => ({
-  override: { inference_params: { provider_params: { delay_ms: ms } } },
-});
 /** Twenty words: a run that streams for a while when paced. */
 const LONG = Array.from({ length: 20 }, (_, i) => `w${i + 1}`).join(" ");
 /** What a steer adds: long enough that the run is still answering it a while later. */
@@ -62,7 +60,7 @@ async function busySession(t: TestServer, session: string, ms = 60) {
   const first = await startDetached(t, {
     session_id: session,
     messages: [userText(LONG)],
-    model: paced(ms),
+    model: pacedModel(ms),
   });
   // Its answer has begun: the model step is in flight.
   await using sse = readSse(await t.fetch(`/v1/runs/${first.run_id}/events?after=0`));

@@ -6,6 +6,7 @@
  */
 import assert from "node:assert/strict";
 import {
+  pacedModel,
   readSse,
   startTestServer,
   storeKinds,
@@ -21,7 +22,7 @@ const ROUNDS = 30;
 /** An echo run of a few words, `ms` between them. */
 const body = (ms: number) => ({
   messages: [userText("one two three four")],
-  model: { override: { inference_params: { provider_params: { delay_ms: ms } } } },
+  model: pacedModel(ms),
 });
 
 async function startDetached(t: TestServer, ms: number): Promise<string> {

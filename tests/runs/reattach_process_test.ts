@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import {
   assertError,
+  pacedModel,
   readSse,
   slowTest,
   startServerProcess,
@@ -38,7 +39,7 @@ slowTest({
     headers: { "content-type": "application/json" },
     body: JSON.stringify({
       messages: [userText("one two three four five six seven eight nine ten")],
-      model: { override: { inference_params: { provider_params: { delay_ms: 100 } } } },
+      model: pacedModel(100),
     }),
   });
   assert.equal(started.status, 202);

@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import {
   dropSchema,
+  pacedModel,
   readEvents,
   readSse,
   skipNotice,
@@ -22,10 +23,6 @@ const enabled = Boolean(testPostgresUrl && testRedisUrl);
 if (!enabled) skipNotice("the replica suite", "AGENTD_TEST_POSTGRES_URL and AGENTD_TEST_REDIS_URL");
 
 const LEASE_MS = 1500;
-
-const slow = (ms: number) => ({
-  override: { inference_params: { provider_params: { delay_ms: ms } } },
-});
 
 async function start(url: string, body: unknown): Promise<{ run_id: string; session_id: string }> {
   const res = await fetch(`${url}/v1/runs/start`, {
@@ -76,7 +73,7 @@ slowTest({
   await tt.step("a detached run started on A is re-attached on B", async () => {
     const { run_id } = await start(a.url, {
       messages: [userText("one two three four five six seven eight")],
-      model: slow(80),
+      model: pacedModel(80),
     });
     const res = await fetch(`${b.url}/v1/runs/${run_id}/events`);
     assert.equal(res.status, 200);
@@ -174,7 +171,7 @@ slowTest({
   await tt.step("a cancel sent to B stops the run on A within 1 s", async () => {
     const { run_id } = await start(a.url, {
       messages: [userText("a b c d e f g h i j k l m n o p q r s t")],
-      model: slow(200),
+      model: pacedModel(200),
     });
     // Cancel once A streams tokens.
     const watch = readSse(await fetch(`${a.url}/v1/runs/${run_id}/events`));

@@ -9,6 +9,7 @@ import assert from "node:assert/strict";
 import {
   assertError,
   eventually,
+  pacedModel,
   startTestServer,
   storeKinds,
   type TestServer,
@@ -18,7 +19,7 @@ import {
 /** An echo run of a few words, `ms` between them. */
 const body = (ms: number) => ({
   messages: [userText("one two three four")],
-  model: { override: { inference_params: { provider_params: { delay_ms: ms } } } },
+  model: pacedModel(ms),
 });
 
 async function startDetached(t: TestServer, ms: number, tenant?: string): Promise<string> {

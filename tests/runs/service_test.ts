@@ -8,6 +8,7 @@ import {
   type EventData,
   eventually,
   openTestStore,
+  pacedModel,
   readEvents,
   readSse,
   startTestServer,
@@ -15,11 +16,6 @@ import {
   type TestServer,
   userText,
 } from "../_kit/mod.ts";
-
-/** A per-run model config that makes the echo model wait between tokens. */
-const slow = (ms: number) => ({
-  override: { inference_params: { provider_params: { delay_ms: ms } } },
-});
 
 async function runStatus(t: TestServer, id: string, tenant?: string): Promise<string> {
   const res = await t.fetch(`/v1/runs/${id}`, { tenant });
@@ -151,7 +147,11 @@ for (const kind of storeKinds) {
     await tt.step("one running run per session: 409003", async () => {
       const first = await (await t.fetch("/v1/runs/start", {
         method: "POST",
-        json: { session_id: "busy", messages: [userText("a b c d e f g h")], model: slow(100) },
+        json: {
+          session_id: "busy",
+          messages: [userText("a b c d e f g h")],
+          model: pacedModel(100),
+        },
       })).json();
       await assertError(
         await t.fetch("/v1/runs/start", {
@@ -178,7 +178,7 @@ for (const kind of storeKinds) {
     await tt.step("cancel: 204 running and terminal, 404 unknown and other tenant", async () => {
       const { run_id } = await (await t.fetch("/v1/runs/start", {
         method: "POST",
-        json: { messages: [userText("one two three four five six")], model: slow(200) },
+        json: { messages: [userText("one two three four five six")], model: pacedModel(200) },
       })).json();
       await assertError(
         await t.fetch(`/v1/runs/${run_id}/cancel`, { method: "PUT", tenant: "other" }),
@@ -202,7 +202,7 @@ for (const kind of storeKinds) {
     await tt.step("re-attach: live events from the attach point, 409 when done", async () => {
       const { run_id } = await (await t.fetch("/v1/runs/start", {
         method: "POST",
-        json: { messages: [userText("w1 w2 w3 w4 w5 w6 w7 w8")], model: slow(60) },
+        json: { messages: [userText("w1 w2 w3 w4 w5 w6 w7 w8")], model: pacedModel(60) },
       })).json();
       // Past its first events: a first subscriber has seen text.
       await using first = readSse(await t.fetch(`/v1/runs/${run_id}/events`));
@@ -222,7 +222,7 @@ for (const kind of storeKinds) {
     await tt.step("dropping a re-attach stream leaves the run running", async () => {
       const { run_id } = await (await t.fetch("/v1/runs/start", {
         method: "POST",
-        json: { messages: [userText("a b c d e f")], model: slow(50) },
+        json: { messages: [userText("a b c d e f")], model: pacedModel(50) },
       })).json();
       const res = await t.fetch(`/v1/runs/${run_id}/events`);
       const it = readSse(res);
@@ -235,7 +235,7 @@ for (const kind of storeKinds) {
       const controller = new AbortController();
       const res = await t.fetch("/v1/runs/start", {
         method: "POST",
-        json: { session_id: "dropped", messages: [userText("a b c d")], model: slow(50) },
+        json: { session_id: "dropped", messages: [userText("a b c d")], model: pacedModel(50) },
         signal: controller.signal,
       });
       controller.abort();
@@ -251,7 +251,7 @@ for (const kind of storeKinds) {
       const words = "1 2 3 4 5 6 7 8 9 10 11 12";
       const res = await t.fetch("/v1/runs", {
         method: "POST",
-        json: { messages: [userText(words)], model: slow(100) },
+        json: { messages: [userText(words)], model: pacedModel(100) },
       });
       const runId = res.headers.get("x-run-id")!;
       const first = readSse(res);
@@ -275,7 +275,7 @@ for (const kind of storeKinds) {
         json: {
           session_id: "drop-attached",
           messages: [userText("1 2 3 4 5 6 7 8 9 10 11 12")],
-          model: slow(100),
+          model: pacedModel(100),
         },
       });
       const runId = res.headers.get("x-run-id")!;
@@ -290,7 +290,7 @@ for (const kind of storeKinds) {
     await tt.step("keep-alive comments separate events", async () => {
       const res = await t.fetch("/v1/runs", {
         method: "POST",
-        json: { messages: [userText("slow words here")], model: slow(120) },
+        json: { messages: [userText("slow words here")], model: pacedModel(120) },
       });
       const reader = readSse(res);
       await reader.all();
@@ -312,7 +312,7 @@ Deno.test("a slow re-attach subscriber is dropped without slowing the run", asyn
   const words = Array.from({ length: 1000 }, (_, i) => `w${i}${"x".repeat(16_384)}`).join(" ");
   const { run_id } = await (await t.fetch("/v1/runs/start", {
     method: "POST",
-    json: { messages: [userText(words)], model: slow(2) },
+    json: { messages: [userText(words)], model: pacedModel(2) },
   })).json();
   // Attach, then read nothing while the run streams its tokens.
   const res = await t.fetch(`/v1/runs/${run_id}/events`);
@@ -335,7 +335,7 @@ Deno.test("graceful shutdown: not ready, refuses runs, hands over what outlives 
     json: {
       session_id: "drain",
       messages: [userText("a b c d e f g h i j k l m n o p")],
-      model: slow(100),
+      model: pacedModel(100),
     },
   })).json();
   // shutdown() stops accepting runs before it returns its promise.

@@ -8,6 +8,7 @@ import { HttpAgent } from "@ag-ui/client";
 import type { Message, Run } from "../../../src/api/schemas.ts";
 import {
   assertError,
+  pacedModel,
   readSse,
   startTestServer,
   storeKinds,
@@ -20,9 +21,6 @@ const manifest = {
   http_server: { protocol: { ag_ui: {} } },
 };
 const LONG = Array.from({ length: 20 }, (_, i) => `w${i + 1}`).join(" ");
-const paced = (delay_ms: number) => ({
-  override: { inference_params: { provider_params: { delay_ms } } },
-});
 
 async function getJson<T>(t: TestServer, path: string): Promise<T> {
   const res = await t.fetch(path);
@@ -53,7 +51,7 @@ async function run(agent: HttpAgent, forwardedProps: Record<string, unknown>) {
 
 /** Starts a long run on a new thread; resolves once its answer streams, with its run. */
 async function busyThread(t: TestServer, recorder: RecordingFetch, threadId: string) {
-  const first = run(client(t, recorder, threadId, LONG), { model: paced(60) });
+  const first = run(client(t, recorder, threadId, LONG), { model: pacedModel(60) });
   const running = await (async () => {
     while (true) {
       const page = await t.fetch(`/v1/sessions/${threadId}/runs?statuses=running`);

@@ -9,6 +9,7 @@ import type { Checkpoint, Message, Run } from "../../../src/api/schemas.ts";
 import { toAgUiMessage } from "../../../src/protocols/ag_ui/messages.ts";
 import {
   eventually,
+  pacedModel,
   readEvents,
   readSse,
   startTestServer,
@@ -114,7 +115,7 @@ function runIdOf(seen: Seen): string {
 }
 
 const slow = (delay_ms: number) => ({
-  model: { override: { inference_params: { provider_params: { delay_ms } } } },
+  model: pacedModel(delay_ms),
 });
 
 for (const kind of storeKinds) {

@@ -15,6 +15,7 @@ import type { Message } from "../../../src/api/schemas.ts";
 import {
   assertError,
   eventually,
+  pacedModel,
   slowTest,
   startServerProcess,
   startTestServer,
@@ -47,7 +48,7 @@ const GET_LOCATION = {
 };
 
 const slow = (delay_ms: number) => ({
-  model: { override: { inference_params: { provider_params: { delay_ms } } } },
+  model: pacedModel(delay_ms),
 });
 
 async function storedMessages(t: TestServer, sessionId: string): Promise<Message[]> {
