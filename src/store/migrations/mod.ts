@@ -14,6 +14,7 @@ import { runClientGone } from "./0009_run_client_gone.ts";
 import { runSteps } from "./0010_run_steps.ts";
 import { runSteering } from "./0011_run_steering.ts";
 import { runEnqueue } from "./0012_run_enqueue.ts";
+import { runningRunsIndex } from "./0013_running_runs_index.ts";
 import type { Migration } from "./types.ts";
 
 export type { Conversion, Migration, MigrationQuery } from "./types.ts";
@@ -32,6 +33,7 @@ export const migrations: readonly Migration[] = [
   runSteps,
   runSteering,
   runEnqueue,
+  runningRunsIndex,
 ];
 
 /** The bookkeeping table both dialects create before applying anything. */
