@@ -16,6 +16,8 @@ export interface PoolOptions {
   max: number;
   /** Milliseconds allowed to connect. */
   connectTimeoutMs: number;
+  /** Told each notice the server sends; ignored without it. */
+  onNotice?: (notice: postgres.Notice) => void;
 }
 
 /** A query function: the pool, or a transaction. */
@@ -40,7 +42,7 @@ export function connect(options: PoolOptions): postgres.Sql {
     connect_timeout: Math.max(1, Math.ceil(options.connectTimeoutMs / 1000)),
     backoff: reconnectBackoff,
     // `CREATE ... IF NOT EXISTS` notices are expected on every start; keep them off stdout.
-    onnotice: () => {},
+    onnotice: options.onNotice ?? (() => {}),
     connection: { search_path: options.schema, application_name: "agentd" },
   });
 }

@@ -40,6 +40,11 @@ export interface PostgresStoreOptions {
   connectTimeoutMs?: number;
   /** Told the migrations the opening applied (`0005_durable_run_commits`), none when up to date. */
   onMigrated?: (applied: readonly string[]) => void;
+  /**
+   * Told each notice the server sends (default: none; tests read the plans `auto_explain` sends
+   * as notices).
+   */
+  onNotice?: (notice: postgres.Notice) => void;
 }
 
 /** A store on one schema of a PostgreSQL database. */
@@ -71,6 +76,7 @@ function postgresStore(options: PostgresStoreOptions): PostgresStore {
     schema,
     max: options.max ?? 10,
     connectTimeoutMs: options.connectTimeoutMs ?? 5000,
+    onNotice: options.onNotice,
   });
   const unlisteners = new Set<() => Promise<void>>();
 
