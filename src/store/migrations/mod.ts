@@ -15,6 +15,7 @@ import { runSteps } from "./0010_run_steps.ts";
 import { runSteering } from "./0011_run_steering.ts";
 import { runEnqueue } from "./0012_run_enqueue.ts";
 import { runningRunsIndex } from "./0013_running_runs_index.ts";
+import { queuedRunHoldsSession } from "./0014_queued_run_holds_session.ts";
 import type { Migration } from "./types.ts";
 
 export type { Conversion, Migration, MigrationQuery } from "./types.ts";
@@ -34,6 +35,7 @@ export const migrations: readonly Migration[] = [
   runSteering,
   runEnqueue,
   runningRunsIndex,
+  queuedRunHoldsSession,
 ];
 
 /** The bookkeeping table both dialects create before applying anything. */

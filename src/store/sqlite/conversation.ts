@@ -65,6 +65,30 @@ export function requireIdle(
 }
 
 /**
+ * Throws 409003 when a run is queued behind the session's runs (its start pending, migration 14):
+ * it is the session's next run, so a new one must not start ahead of it. A used `runId` is still
+ * 409002.
+ */
+export function requireNoQueued(
+  conn: Connection,
+  tenant: string,
+  sessionId: string,
+  runId: string,
+): void {
+  const queued = conn.get(
+    `SELECT 1 AS found FROM runs WHERE tenant_id = ? AND session_id = ? AND status = 'running'
+     AND start_pending = 1`,
+    tenant,
+    sessionId,
+  );
+  if (!queued) return;
+  if (conn.get("SELECT 1 AS found FROM runs WHERE run_id = ?", runId)) {
+    throw storeErrors.runExists(runId);
+  }
+  throw storeErrors.sessionBusy(sessionId);
+}
+
+/**
  * Appends message records to the conversation at clock ticks `clock + 1`, `clock + 2`, ...
  * (which are also their places); 409005 when an id is in the current conversation.
  */

@@ -18,6 +18,7 @@ import {
   insertMessages,
   messagesAt,
   requireIdle,
+  requireNoQueued,
   requireSession,
   restore,
 } from "./conversation.ts";
@@ -119,6 +120,7 @@ export function sqliteRuns(conn: Connection, commits: GroupCommit, clock: Clock)
           if (run.expect_clock !== undefined && at !== run.expect_clock) {
             throw new ConversationChanged(run.session_id);
           }
+          requireNoQueued(conn, tenant, run.session_id, run.run_id);
           let inserted: Row;
           try {
             inserted = insertRun(tenant, run, false, now);

@@ -188,6 +188,41 @@ export async function queueSteps(t: Deno.TestContext, c: Contract): Promise<void
     await store.finishRun(third.run_id, { status: "completed" }, undefined, 1);
   });
 
+  await t.step("queue: a run queued behind a session keeps it busy for new runs", async () => {
+    const tenant = newTenant();
+    const first = await runningRun(tenant);
+    const sessionId = first.session_id;
+    const second = await store.queueBehind(tenant, {
+      run_id: crypto.randomUUID(),
+      session_id: sessionId,
+      owner: "replica-a",
+      request: { messages: [] },
+    });
+    await store.finishRun(first.run_id, { status: "completed" }, undefined, 1);
+    // Waiting for a slot, then claimed with its start not yet written: the session's next run
+    // either way, so a new run (`reject`) is refused and does not start ahead of it.
+    for (const phase of ["queued", "claimed"]) {
+      await assert.rejects(
+        runningRun(tenant, sessionId),
+        (e: Error & { kind?: string }) => e.kind === "session_busy",
+        phase,
+      );
+      if (phase === "queued") assert.deepEqual(await claimAll("replica-b", 5), [second.run_id]);
+    }
+    // A used run id is still a conflict of its own.
+    await assert.rejects(
+      store.createRun(tenant, {
+        run_id: second.run_id,
+        session_id: sessionId,
+        parent_checkpoint_id: null,
+        owner: "replica-a",
+      }),
+      (e: Error & { kind?: string }) => e.kind === "run_exists",
+    );
+    await store.finishRun(second.run_id, { status: "completed" }, undefined, 1);
+    await store.finishRun((await runningRun(tenant, sessionId)).run_id, { status: "completed" });
+  });
+
   await t.step("queue: a cancelled queued run is never claimed", async () => {
     const tenant = newTenant();
     const run = await queued(tenant);
