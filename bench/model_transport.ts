@@ -13,6 +13,7 @@
 import http from "node:http";
 import process from "node:process";
 import { parseArgs } from "node:util";
+import { serveFakeModel } from "./_fake_model.ts";
 import { spawnServer } from "./_process.ts";
 
 const { values: flags } = parseArgs({
@@ -27,51 +28,6 @@ const { values: flags } = parseArgs({
   },
 });
 const STREAMS = Number(flags.streams);
-const encoder = new TextEncoder();
-
-/** The fake model: a role chunk, then `tokens` chunks `interval` ms apart (query parameters). */
-function fakeModel(): void {
-  const chunk = (delta: Record<string, unknown>) =>
-    encoder.encode(`data: ${
-      JSON.stringify({
-        id: "chatcmpl-transport",
-        object: "chat.completion.chunk",
-        created: 1,
-        model: "fake",
-        choices: [{ index: 0, delta, finish_reason: null }],
-      })
-    }\n\n`);
-  const role = chunk({ role: "assistant", content: "" });
-  const token = chunk({ content: "tok " });
-  const done = encoder.encode("data: [DONE]\n\n");
-  Deno.serve({
-    hostname: "127.0.0.1",
-    port: 0,
-    onListen: ({ port }) => console.log(`listening on http://127.0.0.1:${port}`),
-  }, async (req) => {
-    await req.body?.cancel();
-    const query = new URL(req.url).searchParams;
-    const tokens = Number(query.get("tokens")), interval = Number(query.get("interval"));
-    let timer: ReturnType<typeof setInterval> | undefined;
-    const body = new ReadableStream<Uint8Array>({
-      start(controller) {
-        controller.enqueue(role);
-        let sent = 0;
-        timer = setInterval(() => {
-          controller.enqueue(token);
-          if (++sent < tokens) return;
-          clearInterval(timer);
-          controller.enqueue(done);
-          controller.close();
-        }, interval);
-      },
-      cancel() {
-        clearInterval(timer);
-      },
-    });
-    return new Response(body, { headers: { "content-type": "text/event-stream" } });
-  });
-}
 
 const REQUEST = JSON.stringify({ model: "fake", stream: true, messages: [] });
 
@@ -144,7 +100,7 @@ async function child(client: string, kind: string, url: string): Promise<number>
   return JSON.parse(line).value;
 }
 
-if (flags["fake-model"]) fakeModel();
+if (flags["fake-model"]) serveFakeModel({ intervalMs: 20 });
 else if (flags.client && flags.measure && flags.url) {
   await measure(flags.client, flags.measure, flags.url);
 } else {

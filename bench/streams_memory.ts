@@ -10,6 +10,7 @@
  * its own (this script with `--fake-model`); the clients run here and read every frame.
  */
 import { parseArgs } from "node:util";
+import { serveFakeModel } from "./_fake_model.ts";
 import { type Proc, rssBytes, spawnServer as spawn } from "./_process.ts";
 
 const { values: flags } = parseArgs({
@@ -21,44 +22,6 @@ const { values: flags } = parseArgs({
   },
 });
 const INTERVAL_MS = Number(flags["interval-ms"]);
-const encoder = new TextEncoder();
-
-/** The fake model: a role chunk, then a `"tok "` chunk every INTERVAL_MS until the client leaves. */
-function fakeModel(): void {
-  const chunk = (delta: Record<string, unknown>) =>
-    encoder.encode(
-      `data: ${
-        JSON.stringify({
-          id: "chatcmpl-mem",
-          object: "chat.completion.chunk",
-          created: 1,
-          model: "fake",
-          choices: [{ index: 0, delta, finish_reason: null }],
-        })
-      }\n\n`,
-    );
-  const role = chunk({ role: "assistant", content: "" });
-  const token = chunk({ content: "tok " });
-  Deno.serve({
-    hostname: "127.0.0.1",
-    port: 0,
-    onListen: ({ port }) => console.log(`listening on http://127.0.0.1:${port}`),
-  }, async (req) => {
-    await req.body?.cancel();
-    let timer: ReturnType<typeof setInterval> | undefined;
-    const body = new ReadableStream<Uint8Array>({
-      start(controller) {
-        controller.enqueue(role);
-        controller.enqueue(token);
-        timer = setInterval(() => controller.enqueue(token), INTERVAL_MS);
-      },
-      cancel() {
-        clearInterval(timer);
-      },
-    });
-    return new Response(body, { headers: { "content-type": "text/event-stream" } });
-  });
-}
 
 /** Opens one attached run and reads frames until its first token; it then stays open. */
 async function openStream(url: string, signal: AbortSignal): Promise<boolean> {
@@ -112,7 +75,7 @@ async function hold(server: Proc, count: number) {
 }
 
 if (flags["fake-model"]) {
-  fakeModel();
+  serveFakeModel({ intervalMs: INTERVAL_MS });
 } else {
   const dir = await Deno.makeTempDir({ prefix: "agentd_mem_" });
   const fake = await spawn([
