@@ -49,7 +49,7 @@ BEGIN
 END $$`;
 
 /** `agentd_start_run`, keeping the run's request on its row. */
-const START_RUN_WITH_REQUEST = `CREATE FUNCTION agentd_start_run_with_request(
+export const START_RUN_WITH_REQUEST = `CREATE FUNCTION agentd_start_run_with_request(
   p_request jsonb, p_tenant text, p_session text, p_run text, p_parent text, p_owner text,
   p_now bigint, p_create boolean, p_expect bigint, p_fork text, p_messages jsonb
 ) RETURNS SETOF runs LANGUAGE plpgsql AS $$

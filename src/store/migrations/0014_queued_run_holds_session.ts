@@ -6,30 +6,37 @@
  * conversation yet), so `agentd_start_run_with_request` looks for one first; a used run id is
  * still `run_exists`. The SQLite store checks the same in `createRun`.
  */
+import { START_RUN_WITH_REQUEST } from "./0007_run_attempts.ts";
 import type { Migration } from "./types.ts";
 
-/** `agentd_start_run_with_request` (migration 7), refusing a session with a queued run. */
-const START_RUN_WITH_REQUEST = `CREATE OR REPLACE FUNCTION agentd_start_run_with_request(
-  p_request jsonb, p_tenant text, p_session text, p_run text, p_parent text, p_owner text,
-  p_now bigint, p_create boolean, p_expect bigint, p_fork text, p_messages jsonb
-) RETURNS SETOF runs LANGUAGE plpgsql AS $$
-BEGIN
-  IF EXISTS (SELECT 1 FROM runs WHERE tenant_id = p_tenant AND session_id = p_session
+const BEGIN = "LANGUAGE plpgsql AS $$\nBEGIN\n";
+
+/** What the function checks first: a run queued behind the session, or the run id taken. */
+const QUEUED_CHECK =
+  `  IF EXISTS (SELECT 1 FROM runs WHERE tenant_id = p_tenant AND session_id = p_session
       AND status = 'running' AND start_pending) THEN
     IF EXISTS (SELECT 1 FROM runs WHERE run_id = p_run) THEN
       RAISE EXCEPTION 'run_exists';
     END IF;
     RAISE EXCEPTION 'session_busy';
   END IF;
-  PERFORM agentd_start_run(p_tenant, p_session, p_run, p_parent, p_owner, p_now, p_create,
-    p_expect, p_fork, p_messages);
-  RETURN QUERY UPDATE runs SET request = p_request WHERE run_id = p_run RETURNING *;
-END $$`;
+`;
+
+/** `agentd_start_run_with_request` (migration 7), refusing a session with a queued run. */
+function startRefusingQueued(): string {
+  if (
+    !START_RUN_WITH_REQUEST.startsWith("CREATE FUNCTION") || !START_RUN_WITH_REQUEST.includes(BEGIN)
+  ) {
+    throw new Error("migration 14 no longer matches migration 7's text");
+  }
+  return START_RUN_WITH_REQUEST.replace("CREATE FUNCTION", "CREATE OR REPLACE FUNCTION")
+    .replace(BEGIN, () => BEGIN + QUEUED_CHECK);
+}
 
 /** The start function that counts a queued run as the session's. */
 export const queuedRunHoldsSession: Migration = {
   version: 14,
   name: "queued_run_holds_session",
   sqlite: [],
-  postgres: [START_RUN_WITH_REQUEST],
+  postgres: [startRefusingQueued()],
 };
