@@ -21,11 +21,11 @@ import {
   type PartReader,
   type PartTransform,
   sseParts,
+  type StreamWarnings,
   warningsOf,
 } from "./sse_parts.ts";
 
 type Part = LanguageModelV4StreamPart;
-type Warnings = Extract<Part, { type: "stream-start" }>["warnings"];
 type Usage = NonNullable<Extract<ChatChunk, { choices: unknown }>["usage"]>;
 type Choice = Extract<ChatChunk, { choices: unknown }>["choices"][number];
 
@@ -46,7 +46,7 @@ class ChatTransform implements PartTransform<ChatChunk> {
   readonly #logprobs: unknown[] = [];
   readonly #providerMetadata: { openai: Record<string, unknown> } = { openai: {} };
 
-  constructor(out: Part[], warnings: Warnings) {
+  constructor(out: Part[], warnings: StreamWarnings) {
     this.#out = out;
     this.#tools = new StreamingToolCallTracker(
       { enqueue: (part: Part) => out.push(part) },

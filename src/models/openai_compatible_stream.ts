@@ -21,11 +21,11 @@ import {
   type PartReader,
   type PartTransform,
   sseParts,
+  type StreamWarnings,
   warningsOf,
 } from "./sse_parts.ts";
 
 type Part = LanguageModelV4StreamPart;
-type Warnings = Extract<Part, { type: "stream-start" }>["warnings"];
 type Chunk = Extract<CompatibleChunk, { choices: unknown }>;
 type Usage = NonNullable<Chunk["usage"]>;
 type Delta = NonNullable<Chunk["choices"][number]["delta"]>;
@@ -76,7 +76,7 @@ class CompatibleTransform implements PartTransform<CompatibleChunk> {
   #isActiveText = false;
   #hasRefusal = false;
 
-  constructor(out: Part[], warnings: Warnings, key: string) {
+  constructor(out: Part[], warnings: StreamWarnings, key: string) {
     this.#out = out;
     this.#key = key;
     this.#tools = new StreamingToolCallTracker<ToolCallDelta>(

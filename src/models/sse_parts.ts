@@ -14,6 +14,9 @@ import type { BodyReader } from "./observed_fetch.ts";
 
 type Part = LanguageModelV4StreamPart;
 
+/** The warnings a stream starts with (`stream-start`). */
+export type StreamWarnings = Extract<Part, { type: "stream-start" }>["warnings"];
+
 /** A reader of stream parts: what the attempt and the events iterator read. */
 export type PartReader = Pick<ReadableStreamDefaultReader<Part>, "read" | "cancel">;
 
@@ -38,9 +41,7 @@ export type PartsFactory = (
 ) => PartReader;
 
 /** The warnings of the SDK's own `stream-start` (the request's: unsupported settings...). */
-export function warningsOf(
-  sdk: readonly Part[],
-): Extract<Part, { type: "stream-start" }>["warnings"] {
+export function warningsOf(sdk: readonly Part[]): StreamWarnings {
   for (const part of sdk) if (part.type === "stream-start") return part.warnings;
   return [];
 }
