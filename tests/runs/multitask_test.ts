@@ -55,6 +55,21 @@ async function conversation(t: TestServer, sessionId: string): Promise<Message[]
 const textOf = (m: Message) =>
   m.content.map((p) => p.type === "text" ? p.value : "").join("").trim();
 
+/** Enqueues a detached run per word behind the session's running run. */
+async function enqueueBehind(t: TestServer, session: string, words: string[]) {
+  const runs = [];
+  for (const word of words) {
+    runs.push(
+      await startDetached(t, {
+        session_id: session,
+        messages: [userText(word)],
+        multitask_strategy: "enqueue",
+      }),
+    );
+  }
+  return runs;
+}
+
 /** A long first run of `session`, seen streaming its answer. */
 async function busySession(t: TestServer, session: string, ms = 60) {
   const first = await startDetached(t, {
@@ -120,16 +135,7 @@ for (const store of storeKinds) {
   Deno.test(`multitask (${store}): enqueue answers at once, its runs start in order`, async () => {
     await using t = await startTestServer({ store });
     const first = await busySession(t, "mt-enqueue");
-    const later = [];
-    for (const word of ["second", "third"]) {
-      later.push(
-        await startDetached(t, {
-          session_id: "mt-enqueue",
-          messages: [userText(word)],
-          multitask_strategy: "enqueue",
-        }),
-      );
-    }
+    const later = await enqueueBehind(t, "mt-enqueue", ["second", "third"]);
     // Answered while the first run still runs: stored queued behind it.
     for (const run of later) assert.equal(run.status, "queued");
     assert.equal((await getRun(t, first.run_id)).status, "running");
@@ -204,16 +210,7 @@ for (const store of storeKinds) {
   Deno.test(`multitask (${store}): interrupt cancels the runs queued behind the run too`, async () => {
     await using t = await startTestServer({ store });
     const first = await busySession(t, "mt-interrupt-queued");
-    const queued = [];
-    for (const word of ["q1", "q2", "q3"]) {
-      queued.push(
-        await startDetached(t, {
-          session_id: "mt-interrupt-queued",
-          messages: [userText(word)],
-          multitask_strategy: "enqueue",
-        }),
-      );
-    }
+    const queued = await enqueueBehind(t, "mt-interrupt-queued", ["q1", "q2", "q3"]);
     for (const run of queued) assert.equal(run.status, "queued");
     // The run and the three queued behind it make way together.
     await interruptWith(t, "mt-interrupt-queued", first);
