@@ -105,6 +105,8 @@ export function sqliteRuns(conn: Connection, commits: GroupCommit, clock: Clock)
         const messages = run.messages ?? [];
         const fork = run.fork_checkpoint_id ?? null;
         const row = commits.write(() => {
+          // Checked before anything is written, as PostgreSQL's start function does.
+          requireNoQueued(conn, tenant, run.session_id, run.run_id);
           if (run.create_session) {
             conn.run(
               `INSERT INTO sessions (tenant_id, session_id, metadata, created_at, updated_at)
@@ -120,7 +122,6 @@ export function sqliteRuns(conn: Connection, commits: GroupCommit, clock: Clock)
           if (run.expect_clock !== undefined && at !== run.expect_clock) {
             throw new ConversationChanged(run.session_id);
           }
-          requireNoQueued(conn, tenant, run.session_id, run.run_id);
           let inserted: Row;
           try {
             inserted = insertRun(tenant, run, false, now);
