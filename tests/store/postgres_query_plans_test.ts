@@ -26,13 +26,11 @@ import assert from "node:assert/strict";
 import postgres from "postgres";
 import { openPostgresStore } from "../../src/store/postgres/mod.ts";
 import { dropSchema, skipNotice, testPostgresUrl, uniqueName } from "../_kit/mod.ts";
+import { GROWING_TABLES } from "./contract/helpers.ts";
 import { storeContract } from "./contract/mod.ts";
 
 const ignore = testPostgresUrl === undefined;
 if (ignore) skipNotice("PostgreSQL query plan test", "AGENTD_TEST_POSTGRES_URL");
-
-/** Tables whose rows accumulate with sessions and runs. */
-const GROWING = ["runs", "sessions", "messages", "checkpoints", "run_steps", "run_links"];
 
 /** A node of a plan in `auto_explain`'s JSON. */
 interface PlanNode {
@@ -99,7 +97,7 @@ function fullReads(node: PlanNode, running: Set<string>, bounded = false, heap?:
   const type = node["Node Type"];
   const table = node["Relation Name"] ?? heap;
   const index = node["Index Name"];
-  if (table && GROWING.includes(table)) {
+  if (table && GROWING_TABLES.includes(table)) {
     if (type === "Seq Scan") found.push(`Seq Scan on ${table}`);
     else if (index && !node["Index Cond"] && !running.has(index) && !(bounded && !node.Filter)) {
       found.push(`${type} on ${table} using ${index} without an Index Cond`);

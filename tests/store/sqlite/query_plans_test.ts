@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
 import { Connection } from "../../../src/store/sqlite/connection.ts";
 import { openTestStore, tempDir } from "../../_kit/mod.ts";
+import { GROWING_TABLES } from "../contract/helpers.ts";
 import { storeContract } from "../contract/mod.ts";
 
 const statements = new Set<string>();
@@ -21,9 +22,6 @@ for (const name of ["all", "get", "run"] as const) {
     return real.call(this, sql, ...params);
   };
 }
-
-/** Tables whose rows accumulate with sessions and runs. */
-const GROWING = ["runs", "sessions", "messages", "checkpoints", "run_steps", "run_links"];
 
 const dir = await tempDir();
 const file = dir.join("agentd.db");
@@ -43,7 +41,7 @@ Deno.test("sqlite: no statement of the store scans a growing table in full", asy
     const plan = db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all().map((r) => String(r.detail));
     for (const step of plan) {
       const table = /^SCAN (\w+)(?: AS \w+)?$/.exec(step)?.[1];
-      if (table && GROWING.includes(table)) {
+      if (table && GROWING_TABLES.includes(table)) {
         scans.push(`${step}\n  in: ${sql.replace(/\s+/g, " ")}`);
       }
     }
