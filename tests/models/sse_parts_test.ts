@@ -288,6 +288,29 @@ Deno.test("sse parts: hostile and unusual bodies give each SDK's parts and error
         }],
       }),
     ),
+    // A tool call ends an open reasoning block, not an open text block.
+    "reasoning, text, reasoning, then a tool call": events(
+      chunk({}, { content: null, reasoning_content: "think" }),
+      chunk({}, { content: "answer" }),
+      chunk({}, { content: null, reasoning_content: "more" }),
+      JSON.stringify({
+        choices: [{
+          index: 0,
+          delta: { tool_calls: [{ index: 0, id: "t1", function: { name: "f", arguments: "{}" } }] },
+        }],
+      }),
+      stop,
+    ),
+    "text, then a tool call": events(
+      chunk({}, { content: "answer" }),
+      JSON.stringify({
+        choices: [{
+          index: 0,
+          delta: { tool_calls: [{ index: 0, id: "t1", function: { name: "f", arguments: "{}" } }] },
+        }],
+      }),
+      stop,
+    ),
     "a tool call without a name": events(
       JSON.stringify({
         choices: [{
