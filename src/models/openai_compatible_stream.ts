@@ -31,13 +31,17 @@ type Usage = NonNullable<Chunk["usage"]>;
 type Delta = NonNullable<Chunk["choices"][number]["delta"]>;
 type ToolCallDelta = NonNullable<Delta["tool_calls"]>[number];
 
+/** The two kinds of streamed block, and the one id the SDK gives each. */
+type BlockKind = "text" | "reasoning";
+const BLOCK_ID: Record<BlockKind, string> = { text: "txt-0", reasoning: "reasoning-0" };
+
 /** The text and reasoning of a delta's `content`: a string, or content parts. */
-function contentParts(content: Delta["content"]): { type: "text" | "reasoning"; text: string }[] {
+function contentParts(content: Delta["content"]): { type: BlockKind; text: string }[] {
   if (content == null) return [];
   if (typeof content === "string") {
     return content.length > 0 ? [{ type: "text", text: content }] : [];
   }
-  const result: { type: "text" | "reasoning"; text: string }[] = [];
+  const result: { type: BlockKind; text: string }[] = [];
   for (const part of content as Record<string, unknown>[]) {
     if (part.type === "text" && typeof part.text === "string") {
       if (part.text.length > 0) result.push({ type: "text", text: part.text });
@@ -72,8 +76,8 @@ class CompatibleTransform implements PartTransform<CompatibleChunk> {
   #rawFinishReason: string | undefined;
   #usage: Usage | undefined;
   #metadataExtracted = false;
-  #isActiveReasoning = false;
-  #isActiveText = false;
+  /** The text or reasoning block open now: one at a time, a delta of the other ends it. */
+  #open: BlockKind | undefined;
   #hasRefusal = false;
 
   constructor(out: Part[], warnings: StreamWarnings, key: string) {
@@ -128,30 +132,20 @@ class CompatibleTransform implements PartTransform<CompatibleChunk> {
     }
   }
 
-  #reasoningDelta(delta: string): void {
-    const out = this.#out;
-    if (this.#isActiveText) {
-      out.push({ type: "text-end", id: "txt-0" });
-      this.#isActiveText = false;
-    }
-    if (!this.#isActiveReasoning) {
-      out.push({ type: "reasoning-start", id: "reasoning-0" });
-      this.#isActiveReasoning = true;
-    }
-    out.push({ type: "reasoning-delta", id: "reasoning-0", delta });
+  /** Ends the open block, if any. */
+  #end(): void {
+    if (this.#open) this.#out.push({ type: `${this.#open}-end`, id: BLOCK_ID[this.#open] });
+    this.#open = undefined;
   }
 
-  #textDelta(delta: string): void {
-    const out = this.#out;
-    if (this.#isActiveReasoning) {
-      out.push({ type: "reasoning-end", id: "reasoning-0" });
-      this.#isActiveReasoning = false;
+  /** A delta of a `kind` block, the other ended and this one started first when needed. */
+  #delta(kind: BlockKind, delta: string): void {
+    if (this.#open !== kind) {
+      this.#end();
+      this.#out.push({ type: `${kind}-start`, id: BLOCK_ID[kind] });
+      this.#open = kind;
     }
-    if (!this.#isActiveText) {
-      out.push({ type: "text-start", id: "txt-0" });
-      this.#isActiveText = true;
-    }
-    out.push({ type: "text-delta", id: "txt-0", delta });
+    this.#out.push({ type: `${kind}-delta`, id: BLOCK_ID[kind], delta });
   }
 
   chunk(chunk: ChunkResult<CompatibleChunk>): void {
@@ -182,29 +176,22 @@ class CompatibleTransform implements PartTransform<CompatibleChunk> {
     if (choice?.delta == null) return;
     const delta = choice.delta;
     const reasoning = delta.reasoning_content ?? delta.reasoning;
-    if (reasoning) this.#reasoningDelta(reasoning);
-    for (const part of contentParts(delta.content)) {
-      if (part.type === "reasoning") this.#reasoningDelta(part.text);
-      else this.#textDelta(part.text);
-    }
+    if (reasoning) this.#delta("reasoning", reasoning);
+    for (const part of contentParts(delta.content)) this.#delta(part.type, part.text);
     const refusal = delta.refusal;
     if (refusal != null && refusal.length > 0) {
       this.#hasRefusal = true;
-      this.#textDelta(refusal);
+      this.#delta("text", refusal);
     }
     if (delta.tool_calls != null && delta.tool_calls.length > 0) {
-      if (this.#isActiveReasoning) {
-        out.push({ type: "reasoning-end", id: "reasoning-0" });
-        this.#isActiveReasoning = false;
-      }
+      if (this.#open === "reasoning") this.#end();
       for (const call of delta.tool_calls) this.#toolCallDelta(call);
     }
   }
 
   flush(): void {
     const out = this.#out;
-    if (this.#isActiveReasoning) out.push({ type: "reasoning-end", id: "reasoning-0" });
-    if (this.#isActiveText) out.push({ type: "text-end", id: "txt-0" });
+    this.#end();
     for (const [index, pending] of this.#pending) {
       this.#tools.processDelta({
         index,
