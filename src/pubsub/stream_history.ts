@@ -15,9 +15,12 @@ export const OPEN_HISTORY_TTL_MS = 3_600_000;
 /** How often an open Redis history's TTL is refreshed by a write. */
 export const TTL_REFRESH_MS = 60_000;
 
+/** What a channel's name is followed by in the key of its history. */
+export const HISTORY_SUFFIX = ":history";
+
 /** The Redis Stream holding a channel's history. */
 export function historyKey(channel: string): string {
-  return `${channel}:history`;
+  return `${channel}${HISTORY_SUFFIX}`;
 }
 
 /** The stream entry id of a message's sequence number. */
