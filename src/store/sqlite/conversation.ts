@@ -82,10 +82,15 @@ export function requireNoQueued(
     sessionId,
   );
   if (!queued) return;
+  requireRunIdFree(conn, runId);
+  throw storeErrors.sessionBusy(sessionId);
+}
+
+/** Throws 409002 when a run of any tenant has `runId` (run ids are global). */
+export function requireRunIdFree(conn: Connection, runId: string): void {
   if (conn.get("SELECT 1 AS found FROM runs WHERE run_id = ?", runId)) {
     throw storeErrors.runExists(runId);
   }
-  throw storeErrors.sessionBusy(sessionId);
 }
 
 /**

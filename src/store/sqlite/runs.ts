@@ -19,6 +19,7 @@ import {
   messagesAt,
   requireIdle,
   requireNoQueued,
+  requireRunIdFree,
   requireSession,
   restore,
 } from "./conversation.ts";
@@ -129,9 +130,7 @@ export function sqliteRuns(conn: Connection, commits: GroupCommit, clock: Clock)
             if (String((error as Error).message).includes("UNIQUE constraint failed")) {
               // Run ids are global: another tenant's run with this id is a conflict too. Asked
               // only now, so a run id both taken and in a busy session is still a `run_exists`.
-              if (conn.get("SELECT 1 AS found FROM runs WHERE run_id = ?", run.run_id)) {
-                throw storeErrors.runExists(run.run_id);
-              }
+              requireRunIdFree(conn, run.run_id);
               // The partial unique index `runs_one_running` is the only other unique key.
               throw storeErrors.sessionBusy(run.session_id);
             }
@@ -352,9 +351,7 @@ export function sqliteRuns(conn: Connection, commits: GroupCommit, clock: Clock)
         const now = clock.now();
         const row = commits.write(() => {
           requireSession(conn, tenant, run.session_id);
-          if (conn.get("SELECT 1 AS found FROM runs WHERE run_id = ?", run.run_id)) {
-            throw storeErrors.runExists(run.run_id);
-          }
+          requireRunIdFree(conn, run.run_id);
           return insertRun(tenant, { ...run, parent_checkpoint_id: null }, true, now);
         });
         return toRun(decode.run(row));
