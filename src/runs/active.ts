@@ -41,8 +41,9 @@ export interface ActiveRun {
   /** The timestamp of the last event delivered: timestamps never go backwards within a run. */
   timestamp: number;
   /**
-   * Resolves once the first event is in the run's history (or the run ended before that): the
-   * start is answered then, so a cursor of 0 never meets an empty past.
+   * Resolves once this attempt's first events are in the run's history (at once for an attempt
+   * that continues a history, and for a fenced one, which sends none): the run's outcome is saved
+   * only then, so a run the store says ended always has a past to replay.
    */
   recorded: PromiseWithResolvers<void>;
   /** The engine's last step, committed with the outcome. */

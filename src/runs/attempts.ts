@@ -75,6 +75,5 @@ export async function passOn(
       attempt: active.attempt,
     });
   }
-  active.recorded.resolve();
   active.attached?.end({ notice: "transport_lost" });
 }

@@ -105,8 +105,11 @@ export class Delivery {
     const held: [string, OutboxEntry][] = [];
     for (const [runId, box] of this.#outbox) {
       const { active, entries, sealed } = box;
-      // A fenced attempt's last events stay unsaid (see `deliver`).
-      if (active.reason === "fenced") continue;
+      // A fenced attempt's last events stay unsaid (see `deliver`): its end waits for none.
+      if (active.reason === "fenced") {
+        active.recorded.resolve();
+        continue;
+      }
       // A replica that woke from a pause longer than its lease may have lost the run: its events
       // wait for the next heartbeat (`flush` again), so none is mixed into another attempt's.
       if (this.#inDoubt(active) && entries.length < HOLD_MAX) {

@@ -72,6 +72,8 @@ export class Runner {
       const chain = await this.deps.store.runChain(claimed.tenant_id, claimed.run_id);
       if (chain && chain.origin_run_id !== claimed.run_id) active.chain = chain.origin_run_id;
       active.seq = await this.deps.delivery.lastSeq(claimed.run_id);
+      // An earlier attempt's events are in the history already.
+      if (active.seq > 0) active.recorded.resolve();
       // Its attached client's connection went with the lost attempt: it has the grace to return.
       // (Attempt 1 is a queued run taken from the queue: its client is still listening.)
       if (claimed.attempt > 1 && request.on_disconnect === "cancel") {
@@ -131,6 +133,8 @@ export class Runner {
     }
     if (passedOn(active)) return await this.#passOn(active);
     const outcome = outcomeOf(active.reason, final);
+    // A run the store says ended has a history to replay: its first events are kept first.
+    if (active.seq > 0) await active.recorded.promise;
     let finished: RunEventOf<"run_finished">;
     let record: Run | undefined;
     try {
@@ -166,8 +170,6 @@ export class Runner {
       });
     }
     await this.deps.delivery.deliver(active, finished);
-    // A run that ends before its first flush still answers its start.
-    active.recorded.resolve();
     active.attached?.end();
     this.active.delete(active.run_id);
     this.deps.fill();

@@ -196,10 +196,10 @@ export class Starts {
     });
     this.deps.runner.active.set(runId, active);
     this.deps.log.info("run started", { tenant, run_id: runId, session_id: sessionId, attached });
+    // Answered without waiting for the run's first events to reach its history: a stream that
+    // resumes the running run before they do subscribes first and hears them live (stream.ts),
+    // and the run's outcome is saved only once they are kept (runner.ts).
     active.done = this.deps.runner.drive(active, this.deps.runner.execute(plan, ids, active));
-    // Once the run is visible it can be resumed from its start: its history exists before the
-    // start is answered (one round trip to Redis), so a cursor of 0 never meets an empty past.
-    await active.recorded.promise;
     return { run_id: runId, session_id: sessionId, events: active.attached };
   }
 

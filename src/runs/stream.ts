@@ -110,7 +110,8 @@ export async function openRunStream(
     );
     const ended = entries.some((e) => e.event.kind === "run_finished");
     if (ended) sub?.close();
-    const last = entries.at(-1)?.seq ?? after;
+    // Nothing kept yet: a stream that starts at the first event takes the live ones from it on.
+    const last = entries.at(-1)?.seq ?? (options.fromFirst ? 0 : after);
     const ctx = { deps, tenant, run: before };
     return deps.replay.releaseWhenCollected<RunStream>({
       run: before,

@@ -8,12 +8,15 @@
 import assert from "node:assert/strict";
 import {
   assertError,
+  dropSchema,
   eventually,
   readSse,
   type SseEvent,
   startTestServer,
+  testPostgresUrl,
   testRedisUrl,
   uniqueName,
+  userText,
 } from "../_kit/mod.ts";
 import { longRun, randomCut, WORDS } from "./long_run.ts";
 import { makeEvent } from "../../src/api/events.ts";
@@ -178,6 +181,50 @@ Deno.test({
   assert.equal(text, WORDS);
   const ids = received.map((e) => Number(e.id));
   assert.equal(new Set(ids).size, ids.length, "no frame twice");
+});
+
+Deno.test("a stream from the first event of a run with nothing kept yet hears every event", async () => {
+  const pubsub = createMemoryPubSub({
+    capacity: 16,
+    prefix: uniqueName("first"),
+    history: HISTORY_DEFAULTS,
+  });
+  const runId = uniqueName("run");
+  const channel = runChannel(runId);
+  const run = { run_id: runId, session_id: "s", status: "running" } as unknown as Run;
+  const deps = {
+    store: { getRun: () => Promise.resolve(run) },
+    pubsub,
+    watchMs: 1_000,
+    replay: new ReplayBudget(64 * 2 ** 20, 1_000),
+    historyHere: () => true,
+  };
+  try {
+    // A client that has events 1 and 2 (from its attached stream) re-attaches before the owner's
+    // first append reached the history; its encoder rebuilds from the first event.
+    const stream = await openRunStream(deps, "t", runId, { after: 2, fromFirst: true });
+    const events = [
+      makeEvent("run_started", { session_id: "s", run_id: runId } as never),
+      makeEvent("step_started", { step: 1, step_name: "model" } as never),
+      makeEvent("step_finished", { step: 1, step_name: "model" } as never),
+      makeEvent("run_finished", {
+        session_id: "s",
+        run_id: runId,
+        status: "completed",
+        interrupt_payload: null,
+        result: null,
+      }),
+    ];
+    const entries = events.map((event, i) => ({
+      seq: i + 1,
+      message: JSON.stringify({ seq: i + 1, event }),
+    }));
+    await pubsub.append(channel, entries, `[${entries.map((e) => e.message).join(",")}]`);
+    const items = await Array.fromAsync(stream);
+    assert.deepEqual(items.map((i) => "seq" in i && i.seq), [1, 2, 3, 4]);
+  } finally {
+    await pubsub.close();
+  }
 });
 
 /**
@@ -360,4 +407,109 @@ Deno.test("a queued run's stream (unstarted) gets the events sent before it subs
   } finally {
     await pubsub.close();
   }
+});
+
+/**
+ * A TCP proxy to `target` that holds every chunk its clients send for `ms` before passing it on,
+ * in order; the answers come back at once.
+ */
+function delayingProxy(target: Deno.ConnectOptions, ms: number): { port: number } & Disposable {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const conns: Deno.Conn[] = [];
+  const held = async (from: Deno.Conn, to: Deno.Conn) => {
+    const queue: { due: number; chunk: Uint8Array }[] = [];
+    let wake = () => {};
+    let ended = false;
+    void (async () => {
+      try {
+        for await (const chunk of from.readable) {
+          queue.push({ due: Date.now() + ms, chunk });
+          wake();
+        }
+      } catch { /* closed */ }
+      ended = true;
+      wake();
+    })();
+    const writer = to.writable.getWriter();
+    try {
+      for (;;) {
+        const next = queue.shift();
+        if (!next) {
+          if (ended) break;
+          await new Promise<void>((resolve) => wake = resolve);
+          continue;
+        }
+        const wait = next.due - Date.now();
+        if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+        await writer.write(next.chunk);
+      }
+      await writer.close();
+    } catch { /* closed */ }
+  };
+  void (async () => {
+    for await (const client of listener) {
+      const server = await Deno.connect(target);
+      conns.push(client, server);
+      void held(client, server);
+      void server.readable.pipeTo(client.writable).catch(() => {});
+    }
+  })().catch(() => {});
+  return {
+    port: (listener.addr as Deno.NetAddr).port,
+    [Symbol.dispose]() {
+      listener.close();
+      for (const conn of conns) {
+        try {
+          conn.close();
+        } catch { /* closed already */ }
+      }
+    },
+  };
+}
+
+Deno.test({
+  name: "a run the store says ended can be replayed on another replica, however late its " +
+    "events reach Redis",
+  ignore: !(testPostgresUrl && testRedisUrl),
+  sanitizeOps: false,
+  sanitizeResources: false,
+}, async () => {
+  const schema = uniqueName("agentd_resume");
+  await using cleanup = new AsyncDisposableStack();
+  cleanup.defer(() => dropSchema(schema));
+  const redis = new URL(testRedisUrl!);
+  // Replica A's commands reach Redis 300 ms late: its run ends long before its events are kept.
+  using proxy = delayingProxy({ hostname: redis.hostname, port: Number(redis.port || 6379) }, 300);
+  const late = new URL(testRedisUrl!);
+  late.hostname = "127.0.0.1";
+  late.port = String(proxy.port);
+  const prefix = uniqueName("resume");
+  const replica = (url: string, id: string) =>
+    startTestServer({
+      store: "postgres",
+      manifest: { runtime: { pubsub: { kind: "redis", url, prefix } } },
+      shared: { schema },
+      replicaId: id,
+    });
+  await using a = await replica(late.href, "replica-a");
+  await using b = await replica(testRedisUrl!, "replica-b");
+
+  const started = await a.fetch("/v1/runs/start", {
+    method: "POST",
+    json: { messages: [userText("one two three")] },
+  });
+  assert.equal(started.status, 202);
+  const { run_id } = await started.json();
+  await eventually(async () => {
+    const run = await (await b.fetch(`/v1/runs/${run_id}`)).json();
+    return run.status === "completed" ? run : undefined;
+  }, { what: "the run to complete" });
+  // The store says it ended: its history is there to replay from the start.
+  const res = await b.fetch(`/v1/runs/${run_id}/events?after=0`);
+  assert.equal(res.status, 200, await res.clone().text());
+  const events = await readSse(res).all();
+  assert.equal(events[0].event, "run_started");
+  assert.equal(events.at(-1)!.event, "run_finished");
+  assert.equal(JSON.parse(events.at(-1)!.data).status, "completed");
+  assert.equal(textOf(events), "one two three");
 });
