@@ -183,15 +183,15 @@ Deno.test({
   assert.equal(new Set(ids).size, ids.length, "no frame twice");
 });
 
-Deno.test("a stream from the first event of a run with nothing kept yet hears every event", async () => {
+/** A run of `status` on a memory pub/sub, and what `openRunStream` needs to stream it. */
+function streamRig(status: Run["status"]) {
   const pubsub = createMemoryPubSub({
     capacity: 16,
-    prefix: uniqueName("first"),
+    prefix: uniqueName("rig"),
     history: HISTORY_DEFAULTS,
   });
   const runId = uniqueName("run");
-  const channel = runChannel(runId);
-  const run = { run_id: runId, session_id: "s", status: "running" } as unknown as Run;
+  const run = { run_id: runId, session_id: "s", status } as unknown as Run;
   const deps = {
     store: { getRun: () => Promise.resolve(run) },
     pubsub,
@@ -199,6 +199,22 @@ Deno.test("a stream from the first event of a run with nothing kept yet hears ev
     replay: new ReplayBudget(64 * 2 ** 20, 1_000),
     historyHere: () => true,
   };
+  return { pubsub, runId, channel: runChannel(runId), deps };
+}
+
+/** The `run_finished` event of a completed run. */
+function completed(runId: string) {
+  return makeEvent("run_finished", {
+    session_id: "s",
+    run_id: runId,
+    status: "completed",
+    interrupt_payload: null,
+    result: null,
+  });
+}
+
+Deno.test("a stream from the first event of a run with nothing kept yet hears every event", async () => {
+  const { pubsub, runId, channel, deps } = streamRig("running");
   try {
     // A client that has events 1 and 2 (from its attached stream) re-attaches before the owner's
     // first append reached the history; its encoder rebuilds from the first event.
@@ -207,13 +223,7 @@ Deno.test("a stream from the first event of a run with nothing kept yet hears ev
       makeEvent("run_started", { session_id: "s", run_id: runId } as never),
       makeEvent("step_started", { step: 1, step_name: "model" } as never),
       makeEvent("step_finished", { step: 1, step_name: "model" } as never),
-      makeEvent("run_finished", {
-        session_id: "s",
-        run_id: runId,
-        status: "completed",
-        interrupt_payload: null,
-        result: null,
-      }),
+      completed(runId),
     ];
     const entries = events.map((event, i) => ({
       seq: i + 1,
@@ -315,37 +325,16 @@ Deno.test("on_disconnect: the manifest's default, the request's choice, the spec
 });
 
 Deno.test("streams resuming a run at once decode its large events once", async () => {
-  const pubsub = createMemoryPubSub({
-    capacity: 16,
-    prefix: uniqueName("shared"),
-    history: HISTORY_DEFAULTS,
-  });
-  const runId = uniqueName("run");
-  const channel = runChannel(runId);
+  const { pubsub, runId, channel, deps } = streamRig("completed");
   const snapshot = makeEvent("text_message_content", {
     message_id: "m",
     delta: "z".repeat(200_000),
   } as never);
-  const end = makeEvent("run_finished", {
-    session_id: "s",
-    run_id: runId,
-    status: "completed",
-    interrupt_payload: null,
-    result: null,
-  });
-  for (const [seq, event] of [[1, snapshot], [2, end]] as const) {
+  for (const [seq, event] of [[1, snapshot], [2, completed(runId)]] as const) {
     const message = JSON.stringify({ seq, event });
     await pubsub.append(channel, [{ seq, message }], message);
   }
   await pubsub.seal(channel);
-  const run = { run_id: runId, session_id: "s", status: "completed" } as unknown as Run;
-  const deps = {
-    store: { getRun: () => Promise.resolve(run) },
-    pubsub,
-    watchMs: 1_000,
-    replay: new ReplayBudget(64 * 2 ** 20, 1_000),
-    historyHere: () => true,
-  };
   const parse = JSON.parse;
   const parsed: number[] = [];
   JSON.parse = ((text: string, ...rest: []) => {
@@ -371,37 +360,16 @@ Deno.test("streams resuming a run at once decode its large events once", async (
 });
 
 Deno.test("a queued run's stream (unstarted) gets the events sent before it subscribed", async () => {
-  const pubsub = createMemoryPubSub({
-    capacity: 16,
-    prefix: uniqueName("queued"),
-    history: HISTORY_DEFAULTS,
-  });
-  const runId = uniqueName("run");
-  const channel = runChannel(runId);
+  const { pubsub, runId, channel, deps } = streamRig("queued");
   const send = async (seq: number, event: ReturnType<typeof makeEvent>) => {
     const message = JSON.stringify({ seq, event });
     await pubsub.append(channel, [{ seq, message }], message);
   };
-  // Another replica took the run and sent its first event before the stream subscribed.
-  await send(1, makeEvent("run_started", { session_id: "s", run_id: runId } as never));
-  const run = { run_id: runId, session_id: "s", status: "queued" } as unknown as Run;
-  const deps = {
-    store: { getRun: () => Promise.resolve(run) },
-    pubsub,
-    watchMs: 1_000,
-    replay: new ReplayBudget(64 * 2 ** 20, 1_000),
-    historyHere: () => true,
-  };
   try {
+    // Another replica took the run and sent its first event before the stream subscribed.
+    await send(1, makeEvent("run_started", { session_id: "s", run_id: runId } as never));
     const stream = await openRunStream(deps, "t", runId, { unstarted: true });
-    const end = makeEvent("run_finished", {
-      session_id: "s",
-      run_id: runId,
-      status: "completed",
-      interrupt_payload: null,
-      result: null,
-    });
-    await send(2, end);
+    await send(2, completed(runId));
     const items = await Array.fromAsync(stream);
     assert.deepEqual(items.map((i) => "seq" in i && i.seq), [1, 2]);
   } finally {
