@@ -161,7 +161,9 @@ Deno.test({
   await using proxy = breakingProxy(new URL(t.url), 6_000);
   const started = await t.fetch("/v1/runs/start", { method: "POST", json: longRun() });
   const { run_id } = await started.json();
-  const source = new EventSource(`${proxy.url}/v1/runs/${run_id}/events?after=0`);
+  const source = new EventSource(
+    `http://127.0.0.1:${proxy.port}/v1/runs/${run_id}/events?after=0`,
+  );
   const received: { id: string; kind: string; data: Record<string, unknown> }[] = [];
   const done = Promise.withResolvers<void>();
   for (const kind of ["run_started", "messages_snapshot", "text_message_content", "run_finished"]) {
@@ -238,48 +240,25 @@ Deno.test("a stream from the first event of a run with nothing kept yet hears ev
 });
 
 /**
- * A TCP proxy to `target` whose first connection breaks after `bytes` bytes of the answer (both
- * sides closed); later connections pass whole.
+ * A TCP proxy on a free loopback port to `target`: each client's connection gets one of its own
+ * to `target`, and `pass` moves the bytes between the two (`index` counts connections from 0).
  */
-function breakingProxy(target: URL, bytes: number) {
+function tcpProxy(
+  target: Deno.ConnectOptions,
+  pass: (client: Deno.Conn, upstream: Deno.Conn, index: number) => void,
+) {
   const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = (listener.addr as Deno.NetAddr).port;
   let connections = 0;
-  const open = new Set<Deno.Conn>();
-  const pump = async (from: Deno.Conn, to: Deno.Conn, limit: number) => {
-    const buffer = new Uint8Array(16 * 1024);
-    let sent = 0;
-    try {
-      for (;;) {
-        const n = await from.read(buffer);
-        if (n === null) break;
-        const take = Math.min(n, limit - sent);
-        await to.write(buffer.subarray(0, take));
-        sent += take;
-        if (sent >= limit) break;
-      }
-    } catch { /* closed */ }
-    for (const conn of [from, to]) {
-      try {
-        conn.close();
-      } catch { /* already */ }
-      open.delete(conn);
-    }
-  };
+  const open: Deno.Conn[] = [];
   const serving = (async () => {
     for await (const client of listener) {
-      const upstream = await Deno.connect({
-        hostname: target.hostname,
-        port: Number(target.port),
-      });
-      open.add(client).add(upstream);
-      const limit = connections++ === 0 ? bytes : Infinity;
-      void pump(client, upstream, Infinity);
-      void pump(upstream, client, limit);
+      const upstream = await Deno.connect(target);
+      open.push(client, upstream);
+      pass(client, upstream, connections++);
     }
   })();
   return {
-    url: `http://127.0.0.1:${port}`,
+    port: (listener.addr as Deno.NetAddr).port,
     get connections() {
       return connections;
     },
@@ -288,11 +267,46 @@ function breakingProxy(target: URL, bytes: number) {
       for (const conn of open) {
         try {
           conn.close();
-        } catch { /* already */ }
+        } catch { /* closed already */ }
       }
       await serving.catch(() => {});
     },
   };
+}
+
+/** Copies `from` to `to` until `limit` bytes passed or `from` ended, then closes both. */
+async function pump(from: Deno.Conn, to: Deno.Conn, limit: number): Promise<void> {
+  const buffer = new Uint8Array(16 * 1024);
+  let sent = 0;
+  try {
+    for (;;) {
+      const n = await from.read(buffer);
+      if (n === null) break;
+      const take = Math.min(n, limit - sent);
+      await to.write(buffer.subarray(0, take));
+      sent += take;
+      if (sent >= limit) break;
+    }
+  } catch { /* closed */ }
+  for (const conn of [from, to]) {
+    try {
+      conn.close();
+    } catch { /* closed already */ }
+  }
+}
+
+/**
+ * A TCP proxy to `target` whose first connection breaks after `bytes` bytes of the answer (both
+ * sides closed); later connections pass whole.
+ */
+function breakingProxy(target: URL, bytes: number) {
+  return tcpProxy(
+    { hostname: target.hostname, port: Number(target.port) },
+    (client, upstream, i) => {
+      void pump(client, upstream, Infinity);
+      void pump(upstream, client, i === 0 ? bytes : Infinity);
+    },
+  );
 }
 
 Deno.test("on_disconnect: the manifest's default, the request's choice, the spec's rule", async () => {
@@ -381,58 +395,43 @@ Deno.test("a queued run's stream (unstarted) gets the events sent before it subs
  * A TCP proxy to `target` that holds every chunk its clients send for `ms` before passing it on,
  * in order; the answers come back at once.
  */
-function delayingProxy(target: Deno.ConnectOptions, ms: number): { port: number } & Disposable {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const conns: Deno.Conn[] = [];
-  const held = async (from: Deno.Conn, to: Deno.Conn) => {
-    const queue: { due: number; chunk: Uint8Array }[] = [];
-    let wake = () => {};
-    let ended = false;
-    void (async () => {
-      try {
-        for await (const chunk of from.readable) {
-          queue.push({ due: Date.now() + ms, chunk });
-          wake();
-        }
-      } catch { /* closed */ }
-      ended = true;
-      wake();
-    })();
-    const writer = to.writable.getWriter();
-    try {
-      for (;;) {
-        const next = queue.shift();
-        if (!next) {
-          if (ended) break;
-          await new Promise<void>((resolve) => wake = resolve);
-          continue;
-        }
-        const wait = next.due - Date.now();
-        if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-        await writer.write(next.chunk);
-      }
-      await writer.close();
-    } catch { /* closed */ }
-  };
+function delayingProxy(target: Deno.ConnectOptions, ms: number) {
+  return tcpProxy(target, (client, upstream) => {
+    void held(client, upstream, ms);
+    void upstream.readable.pipeTo(client.writable).catch(() => {});
+  });
+}
+
+/** Copies `from` to `to`, each chunk `ms` after it arrived, in order. */
+async function held(from: Deno.Conn, to: Deno.Conn, ms: number): Promise<void> {
+  const queue: { due: number; chunk: Uint8Array }[] = [];
+  let wake = () => {};
+  let ended = false;
   void (async () => {
-    for await (const client of listener) {
-      const server = await Deno.connect(target);
-      conns.push(client, server);
-      void held(client, server);
-      void server.readable.pipeTo(client.writable).catch(() => {});
-    }
-  })().catch(() => {});
-  return {
-    port: (listener.addr as Deno.NetAddr).port,
-    [Symbol.dispose]() {
-      listener.close();
-      for (const conn of conns) {
-        try {
-          conn.close();
-        } catch { /* closed already */ }
+    try {
+      for await (const chunk of from.readable) {
+        queue.push({ due: Date.now() + ms, chunk });
+        wake();
       }
-    },
-  };
+    } catch { /* closed */ }
+    ended = true;
+    wake();
+  })();
+  const writer = to.writable.getWriter();
+  try {
+    for (;;) {
+      const next = queue.shift();
+      if (!next) {
+        if (ended) break;
+        await new Promise<void>((resolve) => wake = resolve);
+        continue;
+      }
+      const wait = next.due - Date.now();
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+      await writer.write(next.chunk);
+    }
+    await writer.close();
+  } catch { /* closed */ }
 }
 
 Deno.test({
@@ -447,7 +446,10 @@ Deno.test({
   cleanup.defer(() => dropSchema(schema));
   const redis = new URL(testRedisUrl!);
   // Replica A's commands reach Redis 300 ms late: its run ends long before its events are kept.
-  using proxy = delayingProxy({ hostname: redis.hostname, port: Number(redis.port || 6379) }, 300);
+  await using proxy = delayingProxy(
+    { hostname: redis.hostname, port: Number(redis.port || 6379) },
+    300,
+  );
   const late = new URL(testRedisUrl!);
   late.hostname = "127.0.0.1";
   late.port = String(proxy.port);
