@@ -3,6 +3,7 @@
  * questions it asks of a conversation (which tool calls are still unanswered).
  */
 import type { Message, MessageInput, Part, ToolCall } from "../api/schemas.ts";
+import { newId } from "../ids.ts";
 
 /**
  * Builds an assistant message; `message_id` is the id its streamed events carried, `content` its
@@ -29,7 +30,7 @@ export function toolResultValue(result: unknown, isError: boolean): unknown {
 /** Builds the tool message that answers `toolCallId` with one data part. */
 export function toolMessage(toolCallId: string, value: unknown): MessageInput {
   return {
-    message_id: crypto.randomUUID(),
+    message_id: newId(),
     role: "tool",
     content: [{ type: "data", value: value === undefined ? null : value }],
     tool_call_id: toolCallId,

@@ -30,6 +30,7 @@ import type {
   StartAnswer,
   StartState,
 } from "./types.ts";
+import { newId } from "../ids.ts";
 
 /** How a run finished: `run_finished`'s outcome fields. */
 export type Finish = Pick<
@@ -274,7 +275,7 @@ export class StepLoop {
   private async *modelStep(): AsyncGenerator<RunEvent, { text: string; calls: ToolCall[] }> {
     yield* this.beginStep("model");
     this.modelSteps++;
-    const message_id = crypto.randomUUID();
+    const message_id = newId();
     const answer = new Answer();
     this.partial = { message_id, answer };
     const stream = await abortable(

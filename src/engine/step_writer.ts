@@ -11,6 +11,7 @@ import { newMessages, type StepCommit, type Store } from "../store/mod.ts";
 import type { Context } from "./state.ts";
 import type { PendingToolCall, RunIds } from "./types.ts";
 import { jsonSize, SessionFull } from "./size.ts";
+import { newId } from "../ids.ts";
 
 /** The conversation of one run and what of it is not written yet. */
 export class StepWriter {
@@ -80,7 +81,7 @@ export class StepWriter {
     pending: PendingToolCall[],
     last: boolean,
   ): Promise<void> {
-    const checkpoint_id = crypto.randomUUID();
+    const checkpoint_id = newId();
     await this.commit({
       checkpoint_id,
       parent_id: this.#parent,

@@ -10,6 +10,7 @@ import type { Logger } from "../log.ts";
 import type { PubSub } from "../pubsub/mod.ts";
 import type { LostRun, NewRun, Store } from "../store/mod.ts";
 import { decodeRunMessage } from "./channel.ts";
+import { newId } from "../ids.ts";
 
 /**
  * The pub/sub channel of the live events of every run continuing the chain of `originRunId` (the
@@ -77,7 +78,7 @@ export async function cancelChain(
   latest: Run,
   link: RunLink,
 ): Promise<Run> {
-  const runId = crypto.randomUUID();
+  const runId = newId();
   await deps.store.createRun(tenant, {
     run_id: runId,
     session_id: latest.session_id,

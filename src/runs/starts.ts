@@ -19,6 +19,7 @@ import type { Runner } from "./runner.ts";
 import type { RunQueue } from "./run_queue.ts";
 import { type SteeringDeps, steerRun } from "./steering.ts";
 import { type AttachOptions, queuedEvents, type RunStream } from "./stream.ts";
+import { newId } from "../ids.ts";
 
 /** How often a start is planned again when the conversation moved under it. */
 const START_ATTEMPTS = 3;
@@ -138,7 +139,7 @@ export class Starts {
           continue;
         }
       }
-      const runId = request.run_id ?? crypto.randomUUID();
+      const runId = request.run_id ?? newId();
       const ids = { tenant_id: tenant, session_id: sessionId, run_id: runId };
       if (!attached) request = { ...request, on_disconnect: null };
       await this.deps.engine.prepare(ids, request);
@@ -172,8 +173,8 @@ export class Starts {
     link?: RunLink,
   ): Promise<StartedRun> {
     if (!this.deps.accepting()) throw runServiceErrors.shuttingDown();
-    const sessionId = request.session_id ?? crypto.randomUUID();
-    const runId = request.run_id ?? crypto.randomUUID();
+    const sessionId = request.session_id ?? newId();
+    const runId = request.run_id ?? newId();
     const ids = { tenant_id: tenant, session_id: sessionId, run_id: runId };
     // Kept on the run: a resumed attempt of an attached run knows whether its client's absence
     // cancels it (see client_grace.ts); a detached run has no client to wait for.

@@ -15,6 +15,7 @@ import { modelFields, type ModelReport } from "../api/usage.ts";
 import { jsonSize, PAGE_BYTES } from "./cursor.ts";
 import { storeErrors } from "./errors.ts";
 import type { CheckpointData, CheckpointHead } from "./types.ts";
+import { newId } from "../ids.ts";
 
 /** A session row. */
 export interface SessionRow {
@@ -265,7 +266,7 @@ export function newMessages(
   const seen = new Set<string>();
   const at = iso(now);
   return inputs.map((input) => {
-    const id = input.message_id ?? crypto.randomUUID();
+    const id = input.message_id ?? newId();
     if (seen.has(id)) throw storeErrors.messageExists(id);
     seen.add(id);
     const message: Message = {

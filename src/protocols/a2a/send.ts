@@ -29,6 +29,7 @@ import {
 import type { Task } from "./responses.ts";
 import type { MessageInput, SendMessageRequest } from "./schemas.ts";
 import { noteMessage, taskState, turnNote } from "./task.ts";
+import { newId } from "../../ids.ts";
 
 /** A send request mapped onto a run request, ready to start. */
 export interface PreparedSend {
@@ -67,7 +68,7 @@ export async function prepareSend(call: A2aCall, body: SendMessageRequest): Prom
   const modes = outputModes(configuration.acceptedOutputModes);
   const tools = clientTools(body.metadata, message.metadata);
   const strategy = multitaskStrategy(body.metadata, message.metadata);
-  const runId = crypto.randomUUID();
+  const runId = newId();
   const common = {
     modes,
     historyLength: configuration.historyLength,
@@ -132,7 +133,7 @@ export async function prepareSend(call: A2aCall, body: SendMessageRequest): Prom
   }
 
   const input = userInput(message);
-  const session = sessionId ?? crypto.randomUUID();
+  const session = sessionId ?? newId();
   let context: Record<string, unknown> | undefined;
   if (input.data.length > 0) context = mergedContext(state?.context ?? null, input.data);
   const userMessage: NativeMessageInput = {

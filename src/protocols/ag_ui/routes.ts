@@ -32,6 +32,7 @@ import { type AgUiRunInput, resolveRunInput } from "./input.ts";
 import { openInterrupts } from "./interrupts.ts";
 import { NEW_THREAD, type ThreadView, toRunRequest } from "./request.ts";
 import { RunAgentInputSchema } from "./schemas.ts";
+import { newId } from "../../ids.ts";
 
 /** What the routes read of the manifest's `ag_ui {}` block. */
 export interface AgUiSettings {
@@ -124,7 +125,7 @@ async function continuationId(
   if (reused?.status !== "interrupted" || reused.session_id !== input.threadId) return undefined;
   for (let k = 2;; k++) {
     const id = `${input.runId}:${k}`;
-    if (id.length > 128) return crypto.randomUUID();
+    if (id.length > 128) return newId();
     if (!(await runs.getRun(tenant, id))) return id;
   }
 }
@@ -199,7 +200,7 @@ async function threadNow(
   return {
     threadId,
     // The last run's id, so a client that answers its interrupts resumes it by that id.
-    runId: last?.run_id ?? runId ?? crypto.randomUUID(),
+    runId: last?.run_id ?? runId ?? newId(),
     messages: makeEvent("messages_snapshot", { messages: session?.messages ?? [] }),
     context: session?.context ?? {},
     waiting,

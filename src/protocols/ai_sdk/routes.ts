@@ -23,6 +23,7 @@ import type { RunService } from "../../runs/service.ts";
 import { aiSdkFrames, type EarlierCall, UI_MESSAGE_STREAM_HEADERS } from "./encoder.ts";
 import { type ChatView, toRunRequest } from "./request.ts";
 import { aiSdkChunkSchema, ChatRequestSchema } from "./schemas.ts";
+import { newId } from "../../ids.ts";
 
 /** What the routes read of the manifest's `ai_sdk {}` block. */
 export interface AiSdkSettings {
@@ -47,9 +48,7 @@ export function aiSdkRoutes(settings: AiSdkSettings): Routes {
     const mapped = toRunRequest(body, view);
     // A continuation completes the interrupted run's assistant message: its run id says which.
     const waiting = mapped.continues ? session?.run ?? null : null;
-    mapped.request.run_id = waiting
-      ? await continuationId(runs, tenant, waiting.run_id)
-      : crypto.randomUUID();
+    mapped.request.run_id = waiting ? await continuationId(runs, tenant, waiting.run_id) : newId();
     const onDisconnect = body.on_disconnect ?? settings.on_disconnect;
     let started;
     try {
@@ -121,7 +120,7 @@ async function continuationId(runs: RunService, tenant: string, runId: string): 
   const base = messageIdOf(runId);
   for (let k = 2;; k++) {
     const id = `${base}:${k}`;
-    if (id.length > 128) return crypto.randomUUID();
+    if (id.length > 128) return newId();
     if (!(await runs.getRun(tenant, id))) return id;
   }
 }

@@ -8,12 +8,13 @@ import { toSession } from "../records.ts";
 import type { SessionMethods } from "../types.ts";
 import { requireIdle } from "./conversation.ts";
 import { decode } from "./rows.ts";
+import { newId } from "../../ids.ts";
 
 /** The session methods of the PostgreSQL store on the pool `sql`. */
 export function postgresSessions(sql: postgres.Sql, clock: Clock): SessionMethods {
   return {
     async createSession(tenant, input) {
-      const id = input.session_id ?? crypto.randomUUID();
+      const id = input.session_id ?? newId();
       const now = clock.now();
       const [row] = await sql`INSERT INTO sessions
           (tenant_id, session_id, metadata, created_at, updated_at)

@@ -9,6 +9,7 @@ import { attempt, type Connection } from "./connection.ts";
 import { requireIdle, requireSession } from "./conversation.ts";
 import type { GroupCommit } from "./group_commit.ts";
 import { decode, SESSION_COLUMNS } from "./rows.ts";
+import { newId } from "../../ids.ts";
 
 /** The session methods of the SQLite store on `conn`. */
 export function sqliteSessions(
@@ -19,7 +20,7 @@ export function sqliteSessions(
   return {
     createSession(tenant, input) {
       return attempt(() => {
-        const id = input.session_id ?? crypto.randomUUID();
+        const id = input.session_id ?? newId();
         const now = clock.now();
         const row = conn.get(
           `INSERT INTO sessions (tenant_id, session_id, metadata, created_at, updated_at)
