@@ -38,10 +38,12 @@ export function sqliteLeases(conn: Connection, commits: GroupCommit, clock: Cloc
       return attempt(() => {
         if (runs.length === 0) return [];
         const list = JSON.stringify(runs.map((r) => [r.run_id, r.attempt]));
+        // Each listed run looked up by its id (a correlated EXISTS read the whole list for every
+        // running run: 250,000 rows a beat at 500 runs, on the event loop).
         conn.run(
-          `UPDATE runs SET owner = ?, heartbeat_at = ? WHERE status = 'running' AND EXISTS
-           (SELECT 1 FROM json_each(?) j WHERE j.value ->> 0 = runs.run_id
-             AND j.value ->> 1 = runs.attempt)`,
+          `UPDATE runs SET owner = ?, heartbeat_at = ? FROM json_each(?) j
+           WHERE runs.run_id = j.value ->> 0 AND runs.attempt = j.value ->> 1
+             AND runs.status = 'running'`,
           owner,
           clock.now(),
           list,
