@@ -4,10 +4,12 @@
  * batched heartbeat and the lease sweep, on SQLite and on PostgreSQL
  * (`AGENTD_BENCH_POSTGRES_URL`, default postgres://postgres@127.0.0.1:5432/test; skipped when
  * unreachable, its schema dropped after). At each mark of finished runs it prints the median of
- * 50 calls in µs, with 16 runs executing meanwhile. None of them should grow with the history:
- * on SQLite they run on the event loop, so a scan of every run kept stalls every stream.
+ * 50 calls in µs, with `--executing` runs (16) executing meanwhile, which the heartbeat renews and
+ * the poll asks about. None of them should grow with the history, nor faster than the runs
+ * executing: on SQLite they run on the event loop, so a scan of every run kept stalls every
+ * stream.
  *
- *   deno run -A --no-prompt bench/store_history.ts [--runs 1000,10000,50000]
+ *   deno run -A --no-prompt bench/store_history.ts [--runs 1000,10000,50000] [--executing 16]
  */
 import { parseArgs } from "node:util";
 import postgres from "postgres";
@@ -16,14 +18,17 @@ import { tempDir } from "../tests/_kit/mod.ts";
 
 const { values: flags } = parseArgs({
   args: Deno.args,
-  options: { runs: { type: "string", default: "1000,10000,50000" } },
+  options: {
+    runs: { type: "string", default: "1000,10000,50000" },
+    executing: { type: "string", default: "16" },
+  },
 });
 const MARKS = flags.runs.split(",").map(Number).sort((a, b) => a - b);
 const PG_URL = Deno.env.get("AGENTD_BENCH_POSTGRES_URL") ??
   "postgres://postgres@127.0.0.1:5432/test";
 const TENANT = "bench";
 const OWNER = "replica-a";
-const EXECUTING = 16;
+const EXECUTING = Number(flags.executing);
 const BATCH = 200;
 
 /** Median µs of `calls` sequential calls of `fn`. */
@@ -78,17 +83,20 @@ async function measure(name: string, store: Store, analyze?: () => Promise<void>
     const claim = await median(50, () => store.claimQueuedRuns(OWNER, 1));
     const depth = await median(50, () => store.queueDepth());
     const beat = await median(50, () => store.heartbeat(OWNER, executing));
+    const poll = await median(50, () => store.runStatuses(executing.map((r) => r.run_id)));
     // A sweep that finds nothing lost: every lease is fresh.
     const sweep = await median(50, () => store.claimLostRuns(OWNER, Date.now(), 60_000, 3, 10));
     console.log(
-      `| ${name} | ${mark.toLocaleString("en")} | ${claim.toFixed(0)} | ${depth.toFixed(0)} | ` +
-        `${beat.toFixed(0)} | ${sweep.toFixed(0)} |`,
+      `| ${name} | ${EXECUTING} | ${mark.toLocaleString("en")} | ${claim.toFixed(0)} | ` +
+        `${depth.toFixed(0)} | ${beat.toFixed(0)} | ${poll.toFixed(0)} | ${sweep.toFixed(0)} |`,
     );
   }
 }
 
-console.log("| store | finished runs | claim µs | depth µs | heartbeat µs | sweep µs |");
-console.log("|---|--:|--:|--:|--:|--:|");
+console.log(
+  "| store | executing | finished runs | claim µs | depth µs | heartbeat µs | poll µs | sweep µs |",
+);
+console.log("|---|--:|--:|--:|--:|--:|--:|--:|");
 {
   await using dir = await tempDir("agentd_bench_history_");
   const store = await openStore({ kind: "sqlite", path: dir.join("agentd.db") });
