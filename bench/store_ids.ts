@@ -18,6 +18,7 @@ import { parseArgs } from "node:util";
 import postgres from "postgres";
 import { newId } from "../src/ids.ts";
 import { newMessages, openStore, type Store } from "../src/store/mod.ts";
+import { tempDir } from "../tests/_kit/mod.ts";
 
 const { values: flags } = parseArgs({
   args: Deno.args,
@@ -100,13 +101,12 @@ async function measure(store: Store, id: () => string): Promise<string[]> {
 }
 
 async function sqlite(id: () => string): Promise<string[]> {
-  const dir = await Deno.makeTempDir({ prefix: "agentd_bench_ids_" });
-  const store = await openStore({ kind: "sqlite", path: `${dir}/agentd.db` });
+  await using dir = await tempDir("agentd_bench_ids_");
+  const store = await openStore({ kind: "sqlite", path: dir.join("agentd.db") });
   try {
     return await measure(store, id);
   } finally {
     await store.close();
-    await Deno.remove(dir, { recursive: true });
   }
 }
 
@@ -124,10 +124,11 @@ async function pg(id: () => string): Promise<string[]> {
   }
 }
 
-const blocks = Array.from({ length: Math.ceil(RUNS / BLOCK) }, (_, i) => {
-  const end = Math.min(RUNS, (i + 1) * BLOCK);
-  return `runs ${(end - BLOCK) / 1000}k–${end / 1000}k`;
-});
+// `measure` reports whole blocks only.
+const blocks = Array.from(
+  { length: Math.floor(RUNS / BLOCK) },
+  (_, i) => `runs ${(i * BLOCK) / 1000}k–${((i + 1) * BLOCK) / 1000}k`,
+);
 console.log(
   `store_ids: ${RUNS} runs of new sessions, ${CONCURRENCY} at a time; µs of CPU a run (wall)`,
 );
